@@ -1,0 +1,82 @@
+# coderun build entry points. `make demo` and `make test` work on a fresh
+# Debian machine: both install the toolchain first (idempotent).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+CARGO ?= cargo
+TARGET_DIR := $(CURDIR)/target
+# Root is needed for apt; CI and the dev machines run as root.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
+
+# The guest: QuickJS built for wasm32-wasip2, then pre-initialised (Wizer).
+RQUICKJS_SYS := rquickjs-sys-0.14.0
+PATCHED_DIR := $(TARGET_DIR)/patched
+PATCHED_SYS := $(PATCHED_DIR)/$(RQUICKJS_SYS)
+WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
+GUEST_RAW := $(TARGET_DIR)/wasm32-wasip2/release/guest_js_engine.wasm
+GUEST_SNAPSHOT := $(TARGET_DIR)/guest/coderun-guest.wasm
+GUEST_SOURCES := $(shell find guest-js-engine/src guest-js-engine/patches wit -type f) guest-js-engine/Cargo.toml
+GUEST_ENV := RQUICKJS_SYS_NO_WASI_SDK=1 \
+	CC_wasm32_wasip2=clang-19 AR_wasm32_wasip2=llvm-ar-19 \
+	CFLAGS_wasm32_wasip2="--sysroot=$(WASI_SYSROOT)"
+
+.PHONY: toolchain guest build test lint bench bless demo ci clean-guest
+
+## toolchain: apt packages for the guest's C side and the rustup wasm target.
+toolchain: $(TARGET_DIR)/.toolchain-ok
+$(TARGET_DIR)/.toolchain-ok:
+	@if ! command -v clang-19 >/dev/null || [ ! -d /usr/include/wasm32-wasi ] \
+	    || ! ls /usr/lib/llvm-19/lib/clang/19/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null 2>&1; then \
+	  echo "installing $(APT_PACKAGES)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \
+	fi
+	rustup target add wasm32-wasip2
+	rustup component add rustfmt clippy
+	mkdir -p $(WASI_SYSROOT)
+	ln -sfn /usr/include/wasm32-wasi $(WASI_SYSROOT)/include
+	ln -sfn /usr/lib/wasm32-wasi $(WASI_SYSROOT)/lib
+	touch $@
+
+## The registry copy of rquickjs-sys with the project's QuickJS patch applied
+## (guest-js-engine/patches): QuickJS disables its stack-depth check on WASI,
+## the patch turns it back on so deep recursion is a catchable RangeError.
+$(PATCHED_SYS)/.patched: guest-js-engine/patches/quickjs-wasi-stack-limit.patch
+	$(CARGO) fetch --quiet
+	rm -rf $(PATCHED_SYS) && mkdir -p $(PATCHED_DIR)
+	crate=$$(ls $${CARGO_HOME:-$$HOME/.cargo}/registry/cache/*/$(RQUICKJS_SYS).crate | head -n1) \
+	  && tar -xzf "$$crate" -C $(PATCHED_DIR)
+	patch -p1 -d $(PATCHED_SYS) < guest-js-engine/patches/quickjs-wasi-stack-limit.patch
+	touch $@
+
+## guest: build the QuickJS component and snapshot it with Wizer.
+guest: $(GUEST_SNAPSHOT)
+$(GUEST_SNAPSHOT): $(TARGET_DIR)/.toolchain-ok $(PATCHED_SYS)/.patched $(GUEST_SOURCES)
+	$(GUEST_ENV) $(CARGO) build --release --locked --target wasm32-wasip2 \
+	  --manifest-path guest-js-engine/Cargo.toml --target-dir $(TARGET_DIR)
+	mkdir -p $(dir $@)
+	$(CARGO) run --quiet --locked -p xtask -- snapshot $(GUEST_RAW) $@
+
+build: guest
+	$(CARGO) build --locked --workspace
+
+test: guest
+	$(CARGO) test --locked --workspace
+
+lint: guest
+	$(CARGO) fmt --all --check
+	$(CARGO) fmt --manifest-path guest-js-engine/Cargo.toml --check
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+
+bench: guest
+	$(CARGO) bench --locked --bench runtime
+
+## demo: set everything up and run the example program through the CLI.
+demo: guest
+	$(CARGO) run --quiet --locked -- run examples/hello.ts
+
+ci: lint test
+
+clean-guest:
+	rm -rf $(GUEST_SNAPSHOT) $(TARGET_DIR)/wasm32-wasip2 $(PATCHED_DIR)

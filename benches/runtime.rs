@@ -1,0 +1,91 @@
+//! Criterion benches of the runtime's hot paths, each against a baseline
+//! measured in the same run:
+//! - `cold_run`: `return 1 + 1` end to end (fresh instance per run);
+//! - `binding_round_trip`: 1,000 sequential awaited calls in one run, against
+//!   the same loop awaiting an already-resolved promise;
+//! - `fib27`: CPU-bound JavaScript in the sandbox, against QuickJS compiled
+//!   natively (rquickjs) running the same source.
+
+#![expect(missing_docs, reason = "criterion_group! generates an undocumented pub fn")]
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use runtime_host::{CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
+use serde_json::json;
+
+const FIB: &str = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }";
+
+fn runtime() -> WasmCodeRuntime {
+    let mut config = RuntimeConfig::new();
+    config.max_concurrent_runs(16);
+    WasmCodeRuntime::new(config).expect("runtime")
+}
+
+fn tokio() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio")
+}
+
+fn cold_run(c: &mut Criterion) {
+    let rt = tokio();
+    let runtime = runtime();
+    c.bench_function("cold_run/return_1_plus_1", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = runtime.run(CodeRunRequest::new("return 1 + 1")).await.expect("run");
+            assert_eq!(result.value, Some(json!(2)));
+        })
+    });
+}
+
+fn binding_round_trip(c: &mut Criterion) {
+    let rt = tokio();
+    let runtime = runtime();
+    let tools = CodeBindingNamespace::new("tools").function("echo", |args| async move { Ok(args) });
+    let mut group = c.benchmark_group("binding_round_trip_1000");
+    group.bench_function("binding_calls", |b| {
+        b.to_async(&rt).iter(|| async {
+            let request = CodeRunRequest::new("let s = 0; for (let i = 0; i < 1000; i++) s += await tools.echo(i); return s")
+                .binding(tools.clone());
+            let result = runtime.run(request).await.expect("run");
+            assert_eq!(result.value, Some(json!(499500)));
+        })
+    });
+    group.bench_function("baseline_resolved_promises", |b| {
+        b.to_async(&rt).iter(|| async {
+            let request = CodeRunRequest::new("let s = 0; for (let i = 0; i < 1000; i++) s += await Promise.resolve(i); return s")
+                .binding(tools.clone());
+            let result = runtime.run(request).await.expect("run");
+            assert_eq!(result.value, Some(json!(499500)));
+        })
+    });
+    group.finish();
+}
+
+fn fib27(c: &mut Criterion) {
+    let rt = tokio();
+    let runtime = runtime();
+    let mut group = c.benchmark_group("fib27");
+    group.sample_size(10);
+    group.bench_function("coderun_wasm", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = runtime
+                .run(CodeRunRequest::new(format!("{FIB}\nreturn fib(27)")))
+                .await
+                .expect("run");
+            assert_eq!(result.value, Some(json!(196418)));
+        })
+    });
+    group.bench_function("native_quickjs", |b| {
+        b.iter(|| {
+            let rt = rquickjs::Runtime::new().expect("quickjs");
+            let ctx = rquickjs::Context::full(&rt).expect("context");
+            let n: i32 = ctx.with(|ctx| ctx.eval(format!("{FIB}\nfib(27)")).expect("eval"));
+            assert_eq!(n, 196418);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cold_run, binding_round_trip, fib27);
+criterion_main!(benches);

@@ -1,0 +1,4 @@
+type T = {
+  only?: string;
+};
+export {};

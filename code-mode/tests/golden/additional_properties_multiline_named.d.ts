@@ -1,0 +1,7 @@
+type T = {
+  nested?: {
+    x?: number;
+  };
+  [key: string]: unknown;
+};
+export {};

@@ -1,0 +1,6 @@
+type T = {
+  [key: string]: {
+    count: number;
+  };
+};
+export {};

@@ -1,0 +1,9 @@
+type T = ({
+  path: unknown;
+} | {
+  url: unknown;
+}) & {
+  path?: string;
+  url?: string;
+};
+export {};

@@ -1,0 +1,8 @@
+type T = {
+  id: string;
+} & {
+  tag?: string;
+} & {
+  extra: boolean;
+};
+export {};

@@ -1,0 +1,5 @@
+type T = {
+  t?: unknown;
+  f: never;
+};
+export {};

@@ -1,0 +1,6 @@
+type T = {
+  url?: string;
+  count?: number;
+  notX?: string;
+};
+export {};

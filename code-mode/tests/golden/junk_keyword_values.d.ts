@@ -1,0 +1,2 @@
+type T = { [key: string]: unknown } | unknown[];
+export {};

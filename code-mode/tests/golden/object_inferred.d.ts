@@ -1,0 +1,4 @@
+type T = {
+  a: string;
+};
+export {};

@@ -1,0 +1,6 @@
+type T = {
+  a: string;
+} | {
+  b: string;
+};
+export {};

@@ -1,0 +1,8 @@
+type T = {
+  kind: "circle";
+  radius: number;
+} | {
+  kind: "square";
+  side: number;
+};
+export {};

@@ -1,0 +1,5 @@
+type T = {
+  id: string;
+  [key: string]: number | string;
+};
+export {};

@@ -1,0 +1,22 @@
+type T = {
+  plain?: string;
+  _under?: string;
+  $dollar?: string;
+  camelCase9?: string;
+  "my-key": string;
+  "1abc"?: string;
+  "with space"?: string;
+  ""?: string;
+  "quote\"d"?: string;
+  "back\\slash"?: string;
+  "new\nline"?: string;
+  "délai"?: string;
+  "line\u2028sep"?: string;
+  "class": string;
+  "delete"?: string;
+  "await"?: string;
+  __proto__?: string;
+  constructor?: string;
+  toString?: string;
+};
+export {};

@@ -1,0 +1,2 @@
+type T = ("red" | "green")[];
+export {};

@@ -1,0 +1,5 @@
+type T = {
+  longChain: unknown;
+  shortChain: string;
+};
+export {};

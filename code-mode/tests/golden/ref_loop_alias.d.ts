@@ -1,0 +1,5 @@
+type T = {
+  a?: unknown;
+  b?: unknown;
+};
+export {};

@@ -1,0 +1,11 @@
+type T = {
+  tree?: {
+    label: string;
+    forest?: unknown[];
+  };
+  forest?: {
+    label: string;
+    forest?: unknown;
+  }[];
+};
+export {};

@@ -1,0 +1,5 @@
+type T = {
+  name: string;
+  children?: unknown[];
+};
+export {};

@@ -1,0 +1,5 @@
+type T = {
+  value: number;
+  next?: unknown;
+};
+export {};

@@ -1,0 +1,5 @@
+type T = {
+  a: string;
+  b: unknown;
+};
+export {};

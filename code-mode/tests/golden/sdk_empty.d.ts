@@ -1,0 +1,3 @@
+declare const tools: {
+};
+export {};

@@ -1,0 +1,39 @@
+declare const tools: {
+  ""(args: {
+    x: string;
+  }): Promise<string>;
+  $ok(args: {
+    x: string;
+  }): Promise<string>;
+  "123"(args: {
+    x: string;
+  }): Promise<string>;
+  "a.b"(args: {
+    x: string;
+  }): Promise<string>;
+  "café"(args: {
+    x: string;
+  }): Promise<string>;
+  constructor(args: {
+    x: string;
+  }): Promise<string>;
+  "delete"(args: {
+    x: string;
+  }): Promise<string>;
+  "line\u2028sep"(args: {
+    x: string;
+  }): Promise<string>;
+  "my-tool"(args: {
+    x: string;
+  }): Promise<string>;
+  ok_name(args: {
+    x: string;
+  }): Promise<string>;
+  "quote\"d"(args: {
+    x: string;
+  }): Promise<string>;
+  "with space"(args: {
+    x: string;
+  }): Promise<string>;
+};
+export {};

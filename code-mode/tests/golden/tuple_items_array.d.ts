@@ -1,0 +1,7 @@
+type T = {
+  closed?: [string, number];
+  rest?: [string, ...number[]];
+  open?: [string, ...unknown[]];
+  empty?: [];
+};
+export {};

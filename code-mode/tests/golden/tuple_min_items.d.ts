@@ -1,0 +1,2 @@
+type T = [string, (number | null)?, (-1)?];
+export {};

@@ -1,0 +1,2 @@
+type T = string | number | boolean | null | { [key: string]: unknown } | unknown[];
+export {};

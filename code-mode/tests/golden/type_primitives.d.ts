@@ -1,0 +1,8 @@
+type T = {
+  s: string;
+  n: number;
+  i: number;
+  b: boolean;
+  z: null;
+};
+export {};

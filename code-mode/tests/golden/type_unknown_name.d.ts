@@ -1,0 +1,7 @@
+type T = {
+  misspelt: unknown;
+  partly: unknown;
+  nonstring: unknown;
+  empty: unknown;
+};
+export {};

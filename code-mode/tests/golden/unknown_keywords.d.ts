@@ -1,0 +1,2 @@
+type T = unknown;
+export {};

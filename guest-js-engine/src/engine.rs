@@ -1,0 +1,275 @@
+//! The QuickJS engine state and the per-run event loop.
+//!
+//! All guest state lives in one `Engine` value (plus two counters), created by
+//! `initialize` and captured by the snapshot. Only `run` mutates it, once per
+//! instance.
+
+use std::cell::{Cell, RefCell};
+
+use rquickjs::context::EvalOptions;
+use rquickjs::promise::PromiseState;
+use rquickjs::{Array, Context, Ctx, Exception, Function, Object, Persistent, Runtime, Value};
+
+use crate::coderun::sandbox::host::{self, LogLevel};
+use crate::exports::coderun::sandbox::program::{Namespace, Outcome, Settings, Thrown};
+
+const PRELUDE: &str = include_str!("prelude.js");
+
+/// Name the program's script is evaluated under; the host maps positions in
+/// it back to the program as written.
+const PROGRAM_FILE: &str = "program.js";
+
+/// QuickJS's own stack-depth check, in bytes of the C shadow stack. Deep
+/// recursion then throws a catchable `RangeError` well before the shadow
+/// stack (1 MiB, Rust's default for wasm) or the wasm stack runs out.
+/// Needs `patches/quickjs-wasi-stack-limit.patch`: stock QuickJS ignores it on
+/// WASI.
+const MAX_STACK_BYTES: usize = 640 * 1024;
+
+struct Engine {
+    runtime: Runtime,
+    context: Context,
+    /// The object the prelude returned: `installBindings`, `settle`,
+    /// `encodeResult`, `renderThrown`. Never reachable from programs.
+    internals: Persistent<Object<'static>>,
+}
+
+thread_local! {
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+    /// xorshift64* state behind `Math.random`, reseeded by every run.
+    static RANDOM: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
+    /// Binding calls started and not yet settled.
+    static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Creates the runtime and context once; later calls do nothing.
+pub fn initialize() {
+    ENGINE.with(|cell| {
+        if cell.borrow().is_some() {
+            return;
+        }
+        let runtime = Runtime::new().expect("QuickJS runtime creation failed");
+        runtime.set_max_stack_size(MAX_STACK_BYTES);
+        let context = Context::full(&runtime).expect("QuickJS context creation failed");
+        let internals = context
+            .with(|ctx| -> rquickjs::Result<_> {
+                let natives = Object::new(ctx.clone())?;
+                natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
+                natives.set("hostStart", Function::new(ctx.clone(), host_start)?)?;
+                natives.set(
+                    "random",
+                    Function::new(ctx.clone(), random)?.with_name("random")?,
+                )?;
+                let mut options = EvalOptions::default();
+                options.filename = Some("prelude.js".into());
+                let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+                let internals: Object = prelude.call((natives,))?;
+                Ok(Persistent::save(&ctx, internals))
+            })
+            .expect("the guest prelude failed to evaluate");
+        runtime.run_gc();
+        *cell.borrow_mut() = Some(Engine {
+            runtime,
+            context,
+            internals,
+        });
+    });
+}
+
+/// Runs one program to its outcome.
+pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome {
+    initialize();
+    // Zero is xorshift's fixed point.
+    RANDOM.with(|r| r.set(settings.random_seed | 1));
+    ENGINE.with(|cell| {
+        let engine = cell.borrow();
+        let Some(engine) = engine.as_ref() else {
+            return internal_failure("the engine is not initialised");
+        };
+        // Run `run` once per instance; the stack top is where it starts.
+        engine.runtime.set_max_stack_size(MAX_STACK_BYTES);
+        engine
+            .context
+            .with(|ctx| run_in(&ctx, engine.internals.clone(), source, bindings))
+    })
+}
+
+fn run_in<'js>(
+    ctx: &Ctx<'js>,
+    internals: Persistent<Object<'static>>,
+    source: &str,
+    bindings: &[Namespace],
+) -> Outcome {
+    let internals = match internals.restore(ctx) {
+        Ok(internals) => internals,
+        Err(_) => return internal_failure("the prelude's internals are gone"),
+    };
+    if let Err(error) = install_bindings(ctx, &internals, bindings) {
+        return thrown(ctx, &internals, error);
+    }
+
+    let mut options = EvalOptions::default();
+    options.strict = false;
+    options.backtrace_barrier = true;
+    options.filename = Some(PROGRAM_FILE.into());
+    let main: Function = match ctx.eval_with_options(source, options) {
+        Ok(main) => main,
+        Err(error) => return thrown(ctx, &internals, error),
+    };
+    let value: Value = match main.call(()) {
+        Ok(value) => value,
+        Err(error) => return thrown(ctx, &internals, error),
+    };
+    let Some(promise) = value.as_promise().cloned() else {
+        return encode(ctx, &internals, value);
+    };
+
+    loop {
+        while ctx.execute_pending_job() {}
+        match promise.state() {
+            PromiseState::Resolved => {
+                return match promise.result::<Value>() {
+                    Some(Ok(value)) => encode(ctx, &internals, value),
+                    Some(Err(error)) => thrown(ctx, &internals, error),
+                    None => internal_failure("a settled promise has no result"),
+                };
+            }
+            PromiseState::Rejected => {
+                let error = match promise.result::<Value>() {
+                    Some(Err(error)) => error,
+                    _ => rquickjs::Error::Exception,
+                };
+                return thrown(ctx, &internals, error);
+            }
+            PromiseState::Pending => {}
+        }
+        if IN_FLIGHT.with(Cell::get) == 0 {
+            return Outcome::Stalled;
+        }
+        let settled = host::wait_settled();
+        IN_FLIGHT.with(|n| n.set(n.get().saturating_sub(1)));
+        let (ok, payload) = match settled.outcome {
+            Ok(json) => (true, json),
+            Err(message) => (false, message),
+        };
+        let settle = internals.get::<_, Function>("settle");
+        // The id went to JavaScript as a number; ids stay far below 2^53.
+        if settle
+            .and_then(|settle| settle.call::<_, ()>((settled.id as f64, ok, payload)))
+            .is_err()
+        {
+            // Only a program that exhausted memory can make `settle` throw;
+            // drop the exception and let the promise stay pending.
+            ctx.catch();
+        }
+    }
+}
+
+fn install_bindings<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    bindings: &[Namespace],
+) -> rquickjs::Result<()> {
+    let decls = Array::new(ctx.clone())?;
+    for (i, namespace) in bindings.iter().enumerate() {
+        let entry = Array::new(ctx.clone())?;
+        entry.set(0, namespace.global.as_str())?;
+        let names = Array::new(ctx.clone())?;
+        for (j, name) in namespace.functions.iter().enumerate() {
+            names.set(j, name.as_str())?;
+        }
+        entry.set(1, names)?;
+        decls.set(i, entry)?;
+    }
+    let install: Function = internals.get("installBindings")?;
+    install.call((decls,))
+}
+
+fn encode<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, value: Value<'js>) -> Outcome {
+    let encoded = internals
+        .get::<_, Function>("encodeResult")
+        .and_then(|encode| encode.call::<_, Option<String>>((value,)));
+    match encoded {
+        Ok(json) => Outcome::Returned(json),
+        Err(error) => {
+            let Thrown { message, stack } = render_thrown(ctx, internals, error);
+            Outcome::Threw(Thrown {
+                message: format!("the returned value could not be serialised: {message}"),
+                stack,
+            })
+        }
+    }
+}
+
+fn thrown<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, error: rquickjs::Error) -> Outcome {
+    Outcome::Threw(render_thrown(ctx, internals, error))
+}
+
+fn render_thrown<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, error: rquickjs::Error) -> Thrown {
+    if !matches!(error, rquickjs::Error::Exception) {
+        return Thrown {
+            message: error.to_string(),
+            stack: None,
+        };
+    }
+    let value = ctx.catch();
+    let rendered = internals
+        .get::<_, Function>("renderThrown")
+        .and_then(|render| render.call::<_, Object>((value,)))
+        .and_then(|rendered| Ok((rendered.get("message")?, rendered.get("stack")?)));
+    match rendered {
+        Ok((message, stack)) => Thrown { message, stack },
+        Err(_) => {
+            ctx.catch();
+            Thrown {
+                message: "a value that could not be rendered was thrown".into(),
+                stack: None,
+            }
+        }
+    }
+}
+
+fn internal_failure(what: &str) -> Outcome {
+    Outcome::Threw(Thrown {
+        message: format!("InternalError: {what}"),
+        stack: None,
+    })
+}
+
+fn host_log(level: u32, line: String) {
+    let level = match level {
+        1 => LogLevel::Info,
+        2 => LogLevel::Warn,
+        3 => LogLevel::Error,
+        4 => LogLevel::Debug,
+        _ => LogLevel::Log,
+    };
+    host::log(level, &line);
+}
+
+fn host_start<'js>(
+    ctx: Ctx<'js>,
+    namespace: u32,
+    function: u32,
+    args_json: String,
+) -> rquickjs::Result<f64> {
+    match host::start_call(namespace, function, &args_json) {
+        Ok(id) => {
+            IN_FLIGHT.with(|n| n.set(n.get() + 1));
+            Ok(id as f64)
+        }
+        Err(message) => Err(Exception::throw_message(&ctx, &message)),
+    }
+}
+
+fn random() -> f64 {
+    RANDOM.with(|state| {
+        let mut x = state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.set(x);
+        // The top 53 bits of the xorshift64* output, scaled into [0, 1).
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    })
+}

@@ -1,0 +1,290 @@
+//! The wasmtime side of the guest: engine, compiled component, per-run store
+//! state, and the host imports of `wit/sandbox.wit`.
+//!
+//! # Per-run lifecycle
+//! One `Store<RunState>` per run, instantiated from a shared `InstancePre`
+//! with the pooling allocator (copy-on-write from the Wizer snapshot). The
+//! guest's `run` export is called once; binding calls it starts are spawned
+//! on tokio and report back through a per-run channel, which `wait-settled`
+//! drains. When the run is over the store is dropped, and with it the
+//! channel's receiver: a call that settles later has nowhere to go.
+//!
+//! Everything the guest sends is checked here: indices, JSON, the number of
+//! calls in flight. A violation of the protocol traps the run; it never
+//! panics the host.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use futures::FutureExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::config::RuntimeConfig;
+use crate::error::RuntimeError;
+use crate::failure::{MemoryCapExceeded, ProtocolViolation};
+use crate::logs::LogLedger;
+use crate::request::{BindingResult, CodeBindingFunction};
+
+wasmtime::component::bindgen!({
+    world: "guest",
+    path: "../wit",
+    imports: { default: async | trappable },
+    exports: { default: async },
+});
+
+pub(crate) use coderun::sandbox::host::{LogLevel, SettledCall};
+pub(crate) use exports::coderun::sandbox::program::{Namespace, Outcome, Settings};
+
+/// The pre-initialised guest component, embedded at build time.
+const GUEST_WASM: &[u8] = include_bytes!(env!("CODERUN_GUEST_WASM"));
+
+/// The wasm stack the guest may use. QuickJS's own depth check (on the C
+/// shadow stack) fires long before this for JavaScript recursion.
+const MAX_WASM_STACK: usize = 4 * 1024 * 1024;
+/// The fiber stack the guest runs on: the wasm stack plus room for the host
+/// functions it calls.
+const ASYNC_STACK: usize = MAX_WASM_STACK + 1024 * 1024;
+/// Core instances, memories and tables one guest component instantiates.
+const CORE_INSTANCES_PER_RUN: u32 = 8;
+const MEMORIES_PER_RUN: u32 = 2;
+const TABLES_PER_RUN: u32 = 4;
+const MAX_TABLE_ELEMENTS: usize = 100_000;
+const WASM_PAGE: u64 = 64 * 1024;
+
+/// A compiled guest bound to an engine configured for one `RuntimeConfig`.
+pub(crate) struct CompiledGuest {
+    pub(crate) engine: Engine,
+    pub(crate) pre: GuestPre<RunState>,
+}
+
+/// Compiled guests, serialised, by engine compatibility hash: runtimes in one
+/// process compile the component once (Cranelift takes a second or more) and
+/// deserialise it after that (milliseconds).
+static COMPILED: LazyLock<Mutex<HashMap<u64, Arc<[u8]>>>> = LazyLock::new(Default::default);
+
+impl CompiledGuest {
+    pub(crate) fn new(config: &RuntimeConfig) -> Result<Self, RuntimeError> {
+        let engine_error = |e: wasmtime::Error| RuntimeError::Engine(format!("{e:#}"));
+        let runs = u32::try_from(config.get_max_concurrent_runs()).unwrap_or(u32::MAX);
+        let memory_cap = config
+            .get_max_memory_bytes()
+            .div_ceil(WASM_PAGE)
+            .saturating_mul(WASM_PAGE);
+
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_component_instances(runs)
+            .total_core_instances(runs.saturating_mul(CORE_INSTANCES_PER_RUN))
+            .max_core_instances_per_component(CORE_INSTANCES_PER_RUN)
+            .total_memories(runs.saturating_mul(MEMORIES_PER_RUN))
+            .max_memories_per_component(MEMORIES_PER_RUN)
+            .total_tables(runs.saturating_mul(TABLES_PER_RUN))
+            .max_tables_per_component(TABLES_PER_RUN)
+            .table_elements(MAX_TABLE_ELEMENTS)
+            .total_stacks(runs)
+            .max_memory_size(usize::try_from(memory_cap).unwrap_or(usize::MAX));
+
+        let mut wasm_config = Config::new();
+        wasm_config
+            .consume_fuel(true)
+            .epoch_interruption(true)
+            .max_wasm_stack(MAX_WASM_STACK)
+            .async_stack_size(ASYNC_STACK)
+            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&wasm_config).map_err(engine_error)?;
+        let component = load_component(&engine).map_err(engine_error)?;
+
+        let mut linker = Linker::<RunState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(engine_error)?;
+        Guest::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state).map_err(engine_error)?;
+        let pre = linker.instantiate_pre(&component).map_err(engine_error)?;
+        let pre = GuestPre::new(pre).map_err(engine_error)?;
+        Ok(Self { engine, pre })
+    }
+}
+
+fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
+    let mut hasher = DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    let key = hasher.finish();
+    let cached = COMPILED
+        .lock()
+        .map(|cache| cache.get(&key).cloned())
+        .unwrap_or(None);
+    if let Some(bytes) = cached {
+        #[expect(unsafe_code, reason = "deserialising a component this process compiled")]
+        // SAFETY: `bytes` came from `Component::serialize` in this process,
+        // for an engine with the same compatibility hash, and was never
+        // written anywhere outside this process's memory.
+        let component = unsafe { Component::deserialize(engine, &bytes) };
+        if let Ok(component) = component {
+            return Ok(component);
+        }
+    }
+    let component = Component::new(engine, GUEST_WASM)?;
+    if let (Ok(bytes), Ok(mut cache)) = (component.serialize(), COMPILED.lock()) {
+        cache.insert(key, bytes.into());
+    }
+    Ok(component)
+}
+
+/// Refuses memory growth past the cap, by trapping: QuickJS would turn a
+/// refused `memory.grow` into a catchable error, and the contract wants the
+/// run to end.
+pub(crate) struct MemoryLimiter {
+    max_bytes: usize,
+}
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.max_bytes {
+            return Err(MemoryCapExceeded.into());
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+}
+
+/// Everything one run's store holds.
+pub(crate) struct RunState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(crate) limiter: MemoryLimiter,
+    pub(crate) logs: LogLedger,
+    calls: Calls,
+}
+
+impl RunState {
+    pub(crate) fn new(
+        config: &RuntimeConfig,
+        functions: Vec<Vec<CodeBindingFunction>>,
+    ) -> Self {
+        // No environment, arguments, files, sockets or stdin: the guest
+        // reaches the host only through its bindings.
+        let wasi = WasiCtx::builder().build();
+        let (sender, receiver) = mpsc::unbounded_channel();
+        Self {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: MemoryLimiter {
+                max_bytes: usize::try_from(config.get_max_memory_bytes()).unwrap_or(usize::MAX),
+            },
+            logs: LogLedger::new(config.get_max_log_bytes()),
+            calls: Calls {
+                functions,
+                next_id: 1,
+                in_flight: 0,
+                max_pending: config.get_max_pending_calls(),
+                sender,
+                receiver,
+            },
+        }
+    }
+}
+
+impl WasiView for RunState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// The binding calls of one run.
+struct Calls {
+    /// `functions[namespace][function]`, in the order the guest was told.
+    functions: Vec<Vec<CodeBindingFunction>>,
+    next_id: u64,
+    in_flight: usize,
+    max_pending: usize,
+    sender: mpsc::UnboundedSender<(u64, BindingResult)>,
+    receiver: mpsc::UnboundedReceiver<(u64, BindingResult)>,
+}
+
+impl coderun::sandbox::host::Host for RunState {
+    async fn start_call(
+        &mut self,
+        namespace: u32,
+        function: u32,
+        args_json: String,
+    ) -> wasmtime::Result<Result<u64, String>> {
+        let calls = &mut self.calls;
+        let Some(binding) = calls
+            .functions
+            .get(namespace as usize)
+            .and_then(|functions| functions.get(function as usize))
+        else {
+            return Err(ProtocolViolation(format!(
+                "start-call named binding {namespace}/{function}, which was never declared"
+            ))
+            .into());
+        };
+        if calls.in_flight >= calls.max_pending {
+            return Ok(Err(format!(
+                "too many binding calls in flight: at most {} may be pending at once \
+                 (config.max_pending_calls); await some before starting more",
+                calls.max_pending
+            )));
+        }
+        let args: Value = match serde_json::from_str(&args_json) {
+            Ok(args) => args,
+            Err(e) => return Ok(Err(format!("the call's argument is not valid JSON: {e}"))),
+        };
+        let id = calls.next_id;
+        calls.next_id += 1;
+        calls.in_flight += 1;
+        let binding = binding.clone();
+        let sender = calls.sender.clone();
+        tokio::spawn(async move {
+            // A panicking binding is a host bug, but it must not leave the
+            // program waiting forever or take the run down with it.
+            let result = AssertUnwindSafe(async move { binding.call(args).await })
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| Err("the binding panicked".into()));
+            // The run may be over; then nobody listens and that is fine.
+            let _ = sender.send((id, result));
+        });
+        Ok(Ok(id))
+    }
+
+    async fn wait_settled(&mut self) -> wasmtime::Result<SettledCall> {
+        let calls = &mut self.calls;
+        if calls.in_flight == 0 {
+            return Err(ProtocolViolation("wait-settled with no call in flight".into()).into());
+        }
+        let Some((id, result)) = calls.receiver.recv().await else {
+            return Err(ProtocolViolation("the call channel closed".into()).into());
+        };
+        calls.in_flight -= 1;
+        let outcome = match result {
+            Ok(value) => Ok(value.to_string()),
+            Err(error) => Err(error.message().to_owned()),
+        };
+        Ok(SettledCall { id, outcome })
+    }
+
+    async fn log(&mut self, _level: LogLevel, line: String) -> wasmtime::Result<()> {
+        self.logs.push(line);
+        Ok(())
+    }
+}

@@ -1,0 +1,301 @@
+//! `WasmCodeRuntime`: the wasmtime-backed `CodeRuntime`.
+//!
+//! # A run, end to end
+//! 1. Misuse is checked (disposed runtime, invalid binding globals); a
+//!    pre-aborted request ends here, before any guest exists.
+//! 2. The TypeScript is transformed on the host (`transform`).
+//! 3. The run waits for a slot (`max_concurrent_runs`), then gets a fresh
+//!    store and instance from the shared `InstancePre`.
+//! 4. The guest's `run` is driven as one future, raced against the abort
+//!    signal, the runtime's dispose signal and the wall-clock deadline. The
+//!    guest yields to the executor at every epoch tick (1 ms), so the race is
+//!    decided within about a millisecond even while the program spins; the
+//!    loser is dropped, which stops the guest for good.
+//! 5. The store is read for logs and fuel, then dropped with the instance.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::sync::{Notify, Semaphore};
+use tokio::time::Instant;
+use wasmtime::{Store, UpdateDeadline};
+
+use crate::abort::{AbortController, AbortSignal};
+use crate::bindings;
+use crate::config::RuntimeConfig;
+use crate::error::{MisuseError, RuntimeError};
+use crate::failure;
+use crate::guest::{CompiledGuest, Outcome, RunState, Settings};
+use crate::request::CodeRunRequest;
+use crate::result::{CodeRunFailure, CodeRunResult, FailureKind};
+use crate::transform::{self, Transformed};
+use crate::value;
+use crate::CodeRuntime;
+
+/// How often the epoch advances; a spinning guest yields at every tick.
+const EPOCH_TICK: Duration = Duration::from_millis(1);
+
+/// A [`CodeRuntime`] that runs each program in a fresh QuickJS instance
+/// inside wasmtime.
+///
+/// Cloning is cheap and shares the runtime. Runs need a tokio runtime: the
+/// guest executes on the task that polls [`run`](CodeRuntime::run), and
+/// binding calls are spawned onto the ambient runtime.
+#[derive(Clone)]
+pub struct WasmCodeRuntime {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: RuntimeConfig,
+    guest: CompiledGuest,
+    slots: Semaphore,
+    active: AtomicUsize,
+    idle: Notify,
+    disposed: AtomicBool,
+    dispose_signal: AbortController,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Counts a run as active for `dispose` while it lives.
+struct ActiveRun<'a>(&'a Inner);
+
+impl<'a> ActiveRun<'a> {
+    fn enter(inner: &'a Inner) -> Self {
+        inner.active.fetch_add(1, Ordering::SeqCst);
+        Self(inner)
+    }
+}
+
+impl Drop for ActiveRun<'_> {
+    fn drop(&mut self) {
+        if self.0.active.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+enum Ending {
+    Finished(wasmtime::Result<Outcome>),
+    Failed(CodeRunFailure),
+}
+
+impl WasmCodeRuntime {
+    /// Builds a runtime: validates `config`, sets up the engine and compiles
+    /// (or reuses, within this process) the guest component.
+    pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
+        config.validate()?;
+        let guest = CompiledGuest::new(&config)?;
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        spawn_epoch_ticker(guest.engine.clone(), ticker_stop.clone())?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                slots: Semaphore::new(config.get_max_concurrent_runs()),
+                config,
+                guest,
+                active: AtomicUsize::new(0),
+                idle: Notify::new(),
+                disposed: AtomicBool::new(false),
+                dispose_signal: AbortController::new(),
+                ticker_stop,
+            }),
+        })
+    }
+
+    /// The configuration the runtime was built with.
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.inner.config
+    }
+
+    async fn run_request(&self, request: CodeRunRequest) -> Result<CodeRunResult, MisuseError> {
+        let inner = &*self.inner;
+        let _active = ActiveRun::enter(inner);
+        if inner.disposed.load(Ordering::SeqCst) {
+            return Err(MisuseError::Disposed);
+        }
+        let plan = bindings::plan(&request.bindings)?;
+        if let Some(reason) = request.signal.as_ref().and_then(AbortSignal::reason) {
+            return Ok(CodeRunResult::failed(failure::aborted(reason)));
+        }
+        let deadline = Instant::now() + inner.config.get_wall_clock();
+        let transformed = match transform::transform(&request.program) {
+            Ok(transformed) => transformed,
+            Err(message) => {
+                return Ok(CodeRunResult::failed(CodeRunFailure::new(
+                    FailureKind::Exception,
+                    message,
+                )));
+            }
+        };
+
+        let abort = request.signal.clone();
+        let stop = async {
+            let dispose = inner.dispose_signal.signal();
+            tokio::select! {
+                reason = wait_abort(abort.as_ref()) => failure::aborted(reason),
+                _ = dispose.aborted() => failure::disposed(),
+                _ = tokio::time::sleep_until(deadline) => {
+                    failure::wall_clock_expired(inner.config.get_wall_clock())
+                }
+            }
+        };
+        tokio::pin!(stop);
+
+        let _slot = tokio::select! {
+            slot = inner.slots.acquire() => match slot {
+                Ok(slot) => slot,
+                Err(_) => return Ok(CodeRunResult::failed(failure::disposed())),
+            },
+            failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
+        };
+
+        let fuel = inner.config.get_fuel();
+        let mut store = Store::new(
+            &inner.guest.engine,
+            RunState::new(&inner.config, plan.functions),
+        );
+        store.limiter(|state| &mut state.limiter);
+        // The ticker makes a spinning guest yield every tick, so that the
+        // race below is decided promptly.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(|_| {
+            Ok(UpdateDeadline::YieldCustom(1, Box::pin(tokio::task::yield_now())))
+        });
+        if let Err(error) = store.set_fuel(fuel) {
+            return Ok(CodeRunResult::failed(CodeRunFailure::new(
+                FailureKind::WorkerExit,
+                format!("the sandbox could not be started: {error:#}"),
+            )));
+        }
+
+        let settings = Settings {
+            random_seed: random_seed(),
+        };
+        let ending = {
+            let execute = async {
+                let guest = inner.guest.pre.instantiate_async(&mut store).await?;
+                guest
+                    .coderun_sandbox_program()
+                    .call_run(&mut store, &transformed.script, &plan.namespaces, settings)
+                    .await
+            };
+            tokio::select! {
+                biased;
+                outcome = execute => Ending::Finished(outcome),
+                failure = &mut stop => Ending::Failed(failure),
+            }
+        };
+
+        let fuel_consumed = fuel.saturating_sub(store.get_fuel().unwrap_or(0));
+        let state = store.into_data();
+        let logs = state.logs.into_lines();
+        let (value, error) = match ending {
+            Ending::Failed(failure) => (None, Some(failure)),
+            Ending::Finished(Err(error)) => (
+                None,
+                Some(failure::classify(&error, fuel, inner.config.get_max_memory_bytes())),
+            ),
+            Ending::Finished(Ok(outcome)) => self.settle(outcome, &transformed),
+        };
+        Ok(CodeRunResult {
+            value,
+            logs,
+            error,
+            fuel_consumed,
+        })
+    }
+
+    fn settle(
+        &self,
+        outcome: Outcome,
+        transformed: &Transformed,
+    ) -> (Option<serde_json::Value>, Option<CodeRunFailure>) {
+        match outcome {
+            Outcome::Returned(None) => (None, None),
+            Outcome::Returned(Some(json)) => (
+                Some(value::decode(&json, self.inner.config.get_max_value_bytes())),
+                None,
+            ),
+            Outcome::Stalled => (None, Some(failure::stalled())),
+            Outcome::Threw(thrown) => {
+                let text = match thrown.stack {
+                    Some(stack) if stack.starts_with(&thrown.message) => stack,
+                    Some(stack) => format!("{}\n{}", thrown.message, stack),
+                    None => thrown.message,
+                };
+                let text = transformed.map_positions(text.trim_end());
+                (None, Some(CodeRunFailure::new(FailureKind::Exception, text)))
+            }
+        }
+    }
+
+    async fn dispose_runtime(&self) {
+        let inner = &*self.inner;
+        inner.disposed.store(true, Ordering::SeqCst);
+        inner.dispose_signal.abort("the runtime was disposed");
+        inner.slots.close();
+        loop {
+            let idle = inner.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if inner.active.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            idle.await;
+        }
+        inner.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl CodeRuntime for WasmCodeRuntime {
+    fn run(&self, request: CodeRunRequest) -> BoxFuture<'_, Result<CodeRunResult, MisuseError>> {
+        Box::pin(self.run_request(request))
+    }
+
+    fn language(&self) -> &'static str {
+        "typescript"
+    }
+
+    fn isolation(&self) -> &'static str {
+        "wasm"
+    }
+
+    fn dispose(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.dispose_runtime())
+    }
+}
+
+async fn wait_abort(signal: Option<&AbortSignal>) -> String {
+    match signal {
+        Some(signal) => signal.aborted().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A per-run seed for `Math.random`, so runs from one snapshot differ.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(Instant::now().into_std())
+}
+
+fn spawn_epoch_ticker(engine: wasmtime::Engine, stop: Arc<AtomicBool>) -> Result<(), RuntimeError> {
+    thread::Builder::new()
+        .name("coderun-epoch".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                thread::sleep(EPOCH_TICK);
+                engine.increment_epoch();
+            }
+        })
+        .map(drop)
+        .map_err(|e| RuntimeError::Engine(format!("the epoch ticker thread could not start: {e}")))
+}

@@ -1,0 +1,20 @@
+//! coderun: run model-written TypeScript in a QuickJS-in-wasm sandbox.
+//!
+//! This crate is the `coderun` command-line tool and a façade over the
+//! libraries: [`runtime`] is the embeddable runtime (`runtime-host`).
+//!
+//! ```
+//! use coderun::runtime::{CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let runtime = WasmCodeRuntime::new(RuntimeConfig::default())?;
+//! let result = runtime.run(CodeRunRequest::new("return 1 + 1")).await?;
+//! assert_eq!(result.value, Some(serde_json::json!(2)));
+//! # Ok(())
+//! # }
+//! ```
+
+pub use runtime_host as runtime;
+
+pub mod demo;

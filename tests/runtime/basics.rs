@@ -1,0 +1,137 @@
+//! Programs, TypeScript, errors and console output.
+
+use super::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn returns_the_value_of_a_top_level_return() {
+    let result = run("return 1 + 1").await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(2)));
+    assert!(result.logs.is_empty());
+}
+
+#[tokio::test]
+async fn a_program_without_return_has_no_value() {
+    let result = run("const x = 1;").await;
+    assert_ok(&result);
+    assert_eq!(result.value, None);
+}
+
+#[tokio::test]
+async fn top_level_await_works() {
+    let result = run("const v = await Promise.resolve(41); return v + 1").await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(42)));
+}
+
+#[tokio::test]
+async fn typescript_types_are_stripped() {
+    let program = r#"
+        interface Item { name: string; price: number }
+        type Pair<A, B> = [A, B];
+        function first<T>(xs: T[]): T | undefined { return xs[0]; }
+        const items: Item[] = [{ name: 'a', price: 2 }, { name: 'b', price: 3 }];
+        const pair: Pair<string, number> = ['total', items.reduce((s: number, i: Item) => s + i.price, 0)];
+        const raw = JSON.parse('{"n": 7}') as { n: number };
+        return { first: first<Item>(items)!.name, pair, n: raw.n satisfies number };
+    "#;
+    let result = run(program).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!({"first": "a", "pair": ["total", 5], "n": 7})));
+}
+
+#[tokio::test]
+async fn enums_and_namespaces_are_lowered() {
+    let program = r#"
+        enum Color { Red, Green = 5, Blue }
+        namespace Geometry { export const unit = 2; export function area(r: number) { return unit * r; } }
+        return [Color.Green, Color[6], Geometry.area(3)];
+    "#;
+    let result = run(program).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!([5, "Blue", 6])));
+}
+
+#[tokio::test]
+async fn a_syntax_error_names_the_line_as_written() {
+    let result = run("const a = 1;\nconst b = 2;\nconst c = (a + ;\nreturn c;").await;
+    assert_failure(&result, FailureKind::Exception, "program.ts:3:");
+    assert_failure(&result, FailureKind::Exception, "SyntaxError");
+}
+
+#[tokio::test]
+async fn a_thrown_error_carries_its_message_and_line() {
+    let program = "type T = number;\nconst a: T = 1;\nconst b: T = 2;\nconsole.log(a + b);\nthrow new Error('kaboom');";
+    let result = run(program).await;
+    assert_failure(&result, FailureKind::Exception, "Error: kaboom");
+    assert_failure(&result, FailureKind::Exception, "program.ts:5:");
+    assert_eq!(result.logs, vec!["3"], "output before the failure is kept");
+}
+
+#[tokio::test]
+async fn a_thrown_string_is_rendered_as_text() {
+    let result = run("throw 'raw'").await;
+    assert_failure(&result, FailureKind::Exception, "raw");
+}
+
+#[tokio::test]
+async fn a_rejected_await_is_an_exception() {
+    let result = run("await Promise.reject(new TypeError('bad input'))").await;
+    assert_failure(&result, FailureKind::Exception, "TypeError: bad input");
+}
+
+#[tokio::test]
+async fn console_lines_are_captured_in_order() {
+    let program = "console.log('point', {x: 1, y: 2});\nconsole.warn('w');\nconsole.error(new Error('e'));";
+    let result = run(program).await;
+    assert_ok(&result);
+    assert_eq!(result.logs.len(), 3, "{:?}", result.logs);
+    assert_eq!(result.logs[0], "point { x: 1, y: 2 }");
+    assert_eq!(result.logs[1], "w");
+    assert!(result.logs[2].starts_with("Error: e"), "{:?}", result.logs[2]);
+}
+
+#[tokio::test]
+async fn console_renders_like_node() {
+    let program = r#"
+        console.info([1, 'a', null, undefined, [2, [3, [4, [5]]]]]);
+        console.debug(new Map([['k', 1]]), new Set([1]), 10n, Symbol('s'), () => 1);
+        console.log('%s is %d years', 'Ada', 36, 'extra');
+        console.log({ 'my-key': 'v', nested: { deep: { deeper: { deepest: 1 } } } });
+        const cyclic: any = { name: 'c' }; cyclic.self = cyclic; console.log(cyclic);
+    "#;
+    let result = run(program).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.logs,
+        vec![
+            "[ 1, 'a', null, undefined, [ 2, [ 3, [Array] ] ] ]",
+            "Map(1) { 'k' => 1 } Set(1) { 1 } 10n Symbol(s) [Function (anonymous)]",
+            "Ada is 36 years extra",
+            "{ 'my-key': 'v', nested: { deep: { deeper: [Object] } } }",
+            "{ name: 'c', self: [Circular] }",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_guest_sees_no_host_capabilities() {
+    let program = "return [typeof require, typeof process, typeof fetch, typeof std, typeof os, typeof Deno, typeof Bun]";
+    let result = run(program).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(vec!["undefined"; 7])));
+}
+
+#[tokio::test]
+async fn static_import_fails_as_an_exception() {
+    let result = run("import fs from 'fs';\nreturn 1").await;
+    assert_failure(&result, FailureKind::Exception, "import and export declarations are not available");
+}
+
+#[tokio::test]
+async fn dynamic_import_rejects_as_an_exception() {
+    let result = run("const m = await import('fs');\nreturn m").await;
+    let error = result.error.expect("dynamic import must fail");
+    assert_eq!(error.kind, FailureKind::Exception, "{}", error.message);
+}

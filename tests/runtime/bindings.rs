@@ -1,0 +1,223 @@
+//! Host bindings: calls, rejections, overlap, names, JSON boundaries.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn a_binding_returns_its_result_to_the_program() {
+    let result = run_request(CodeRunRequest::new("return await tools.echo({a: 1})").binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!({"a": 1})));
+}
+
+#[tokio::test]
+async fn a_binding_error_rejects_with_a_catchable_error() {
+    let program = r#"
+        try { await tools.fail({}); return 'not rejected'; }
+        catch (e) { return [e instanceof Error, e.message]; }
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!([true, "nope"])));
+}
+
+#[tokio::test]
+async fn an_uncaught_binding_error_fails_the_run() {
+    let result = run_request(CodeRunRequest::new("await tools.fail()").binding(tools())).await;
+    assert_failure(&result, FailureKind::Exception, "nope");
+}
+
+#[tokio::test]
+async fn concurrent_calls_overlap_on_the_host() {
+    let spans: Arc<Mutex<Vec<(Instant, Instant)>>> = Arc::default();
+    let recorded = spans.clone();
+    let slow = CodeBindingNamespace::new("host").function("slow", move |args| {
+        let recorded = recorded.clone();
+        async move {
+            let enter = Instant::now();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            recorded.lock().unwrap().push((enter, Instant::now()));
+            Ok(args)
+        }
+    });
+    let program = "return await Promise.all([host.slow(1), host.slow(2), host.slow(3)])";
+    let result = run_request(CodeRunRequest::new(program).binding(slow)).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!([1, 2, 3])));
+    let spans = spans.lock().unwrap();
+    assert_eq!(spans.len(), 3);
+    let last_enter = spans.iter().map(|s| s.0).max().unwrap();
+    let first_exit = spans.iter().map(|s| s.1).min().unwrap();
+    assert!(last_enter < first_exit, "every call entered before any returned: {spans:?}");
+}
+
+#[tokio::test]
+async fn the_program_keeps_running_while_a_call_is_in_flight() {
+    let program = r#"
+        const pending = tools.echo('late');
+        let spins = 0;
+        for (let i = 0; i < 1000; i++) spins++;
+        return [spins, await pending];
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!([1000, "late"])));
+}
+
+#[tokio::test]
+async fn hostile_names_are_plain_own_properties() {
+    let mut names = CodeBindingNamespace::new("tools");
+    for name in ["__proto__", "constructor", "my-tool", "日本", "toString"] {
+        names = names.function(name, move |_| async move { Ok(json!(name)) });
+    }
+    let program = r#"
+        return {
+            calls: [await tools.__proto__(), await tools.constructor(), await tools['my-tool'](), await tools['日本'](), await tools.toString()],
+            own: Object.keys(tools).sort(),
+            hasOwnProperty: typeof tools.hasOwnProperty,
+            nullProto: Object.getPrototypeOf(tools) === null,
+        };
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(names)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "calls": ["__proto__", "constructor", "my-tool", "日本", "toString"],
+            "own": ["__proto__", "constructor", "my-tool", "toString", "日本"],
+            "hasOwnProperty": "undefined",
+            "nullProto": true,
+        }))
+    );
+}
+
+#[tokio::test]
+async fn arguments_json_cannot_carry_reject_without_dispatch() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let host = CodeBindingNamespace::new("tools").function("record", move |args| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async move { Ok(args) }
+    });
+    let program = r#"
+        const cyclic: any = {}; cyclic.self = cyclic;
+        const messages = [];
+        for (const bad of [{ n: 10n }, cyclic, { f() {} }]) {
+            try { await tools.record(bad); messages.push('dispatched'); }
+            catch (e) { messages.push(`${e.name}: ${e.message}`); }
+        }
+        const after = await tools.record({ ok: true });
+        return { messages, after };
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    let value = result.value.unwrap();
+    let messages = value["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    for message in messages {
+        let message = message.as_str().unwrap();
+        assert!(message.contains("is not JSON-serialisable"), "{message}");
+        assert!(message.starts_with("TypeError"), "{message}");
+    }
+    assert_eq!(value["after"], json!({"ok": true}));
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "only the valid call was dispatched");
+}
+
+#[tokio::test]
+async fn dates_cross_as_iso_strings_and_undefined_as_null() {
+    let program = "return [await tools.echo(new Date(0)), await tools.echo()]";
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(["1970-01-01T00:00:00.000Z", null])));
+}
+
+#[tokio::test]
+async fn a_panicking_binding_rejects_the_call() {
+    let host = CodeBindingNamespace::new("tools").function("boom", |_| async move {
+        if true {
+            panic!("binding bug");
+        }
+        Ok(json!(null))
+    });
+    let program = "try { await tools.boom(); } catch (e) { return e.message }";
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!("the binding panicked")));
+}
+
+#[tokio::test]
+async fn calls_in_flight_are_capped() {
+    let runtime = runtime_with(|c| {
+        c.max_pending_calls(3);
+    });
+    let host = CodeBindingNamespace::new("tools").function("slow", |args| async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Ok(args)
+    });
+    let program = r#"
+        const results = await Promise.allSettled([1, 2, 3, 4].map((n) => tools.slow(n)));
+        return results.map((r) => r.status === 'fulfilled' ? r.value : r.reason.message);
+    "#;
+    let result = runtime.run(CodeRunRequest::new(program).binding(host)).await.unwrap();
+    assert_ok(&result);
+    let value = result.value.unwrap();
+    assert_eq!(value[0], json!(1));
+    assert!(value[3].as_str().unwrap().contains("max_pending_calls"), "{value}");
+}
+
+#[tokio::test]
+async fn late_results_are_dropped_and_do_not_reach_later_runs() {
+    let runtime = runtime_with(|c| {
+        c.wall_clock(Duration::from_millis(1000));
+    });
+    let host = CodeBindingNamespace::new("tools")
+        .function("late", |_| async move {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            Ok(json!("late result"))
+        })
+        .function("nap", |args| async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(args)
+        });
+    let first = runtime
+        .run(CodeRunRequest::new("return await tools.late()").binding(host.clone()))
+        .await
+        .unwrap();
+    assert_failure(&first, FailureKind::Timeout, "wall-clock");
+    // The first run's call settles while this run awaits calls of its own
+    // with the same ids.
+    let program = r#"
+        const seen = [];
+        for (let i = 0; i < 15; i++) seen.push(await tools.nap(i));
+        return seen;
+    "#;
+    let second = runtime.run(CodeRunRequest::new(program).binding(host)).await.unwrap();
+    assert_ok(&second);
+    assert_eq!(second.value, Some(json!((0..15).collect::<Vec<_>>())));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_runs_never_mix_results() {
+    let mut handles = Vec::new();
+    for i in 0..200 {
+        handles.push(tokio::spawn(async move {
+            let host = CodeBindingNamespace::new("tools").function("id", move |args| async move {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                Ok(json!({ "run": i, "echo": args }))
+            });
+            let program = format!("const r = await tools.id({i}); console.log('run', {i}); return r;");
+            let result = shared().run(CodeRunRequest::new(program).binding(host)).await.unwrap();
+            (i, result)
+        }));
+    }
+    for handle in handles {
+        let (i, result) = handle.await.unwrap();
+        assert_ok(&result);
+        assert_eq!(result.value, Some(json!({ "run": i, "echo": i })));
+        assert_eq!(result.logs, vec![format!("run {i}")]);
+    }
+}

@@ -1,0 +1,161 @@
+//! Fuel, wall clock, memory, stack, log and value caps.
+
+use std::time::Duration;
+
+use super::*;
+use runtime_host::CodeRuntime;
+use serde_json::json;
+
+#[tokio::test]
+async fn an_endless_loop_exhausts_the_fuel_budget() {
+    let runtime = runtime_with(|c| {
+        c.fuel(50_000_000);
+    });
+    let result = runtime.run(CodeRunRequest::new("for (;;) {}")).await.unwrap();
+    assert_failure(&result, FailureKind::Timeout, "fuel");
+    assert_eq!(result.fuel_consumed, 50_000_000);
+}
+
+#[tokio::test]
+async fn fuel_consumption_is_deterministic() {
+    let program = r#"
+        let s = 0;
+        for (let i = 0; i < 20000; i++) s += i % 7;
+        const arr = Array.from({ length: 500 }, (_, i) => ({ i, sq: i * i }));
+        return JSON.stringify(arr).length + s;
+    "#;
+    let mut fuel = Vec::new();
+    for _ in 0..3 {
+        let result = run(program).await;
+        assert_ok(&result);
+        fuel.push(result.fuel_consumed);
+    }
+    assert!(fuel[0] > 0);
+    assert_eq!(fuel[0], fuel[1]);
+    assert_eq!(fuel[1], fuel[2]);
+
+    // A budget that runs out stops at the same point every time.
+    let runtime = runtime_with(|c| {
+        c.fuel(fuel[0] / 2);
+    });
+    for _ in 0..2 {
+        let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+        assert_failure(&result, FailureKind::Timeout, "fuel");
+        assert_eq!(result.fuel_consumed, fuel[0] / 2);
+    }
+}
+
+#[tokio::test]
+async fn awaiting_a_binding_burns_no_fuel() {
+    let runtime = runtime_with(|c| {
+        c.fuel(20_000_000).wall_clock(Duration::from_secs(60));
+    });
+    let host = CodeBindingNamespace::new("tools").function("sleep", |_| async move {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        Ok(json!("rested"))
+    });
+    let result = runtime
+        .run(CodeRunRequest::new("return await tools.sleep()").binding(host))
+        .await
+        .unwrap();
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!("rested")));
+}
+
+#[tokio::test]
+async fn a_binding_that_never_settles_hits_the_wall_clock() {
+    let runtime = runtime_with(|c| {
+        c.wall_clock(Duration::from_millis(300));
+    });
+    let host = CodeBindingNamespace::new("tools")
+        .function("hang", |_| async move { std::future::pending().await });
+    let result = runtime
+        .run(CodeRunRequest::new("console.log('before'); await tools.hang()").binding(host))
+        .await
+        .unwrap();
+    assert_failure(&result, FailureKind::Timeout, "wall-clock");
+    assert_eq!(result.logs, vec!["before"]);
+}
+
+#[tokio::test]
+async fn a_promise_that_can_never_settle_is_an_exception() {
+    let result = run("await new Promise(() => {}); return 1").await;
+    assert_failure(&result, FailureKind::Exception, "can never settle");
+}
+
+#[tokio::test]
+async fn a_memory_hog_ends_as_worker_exit_naming_the_cap() {
+    let runtime = runtime_with(|c| {
+        c.max_memory_bytes(32 * 1024 * 1024);
+    });
+    let program = r#"
+        try {
+            const a = [];
+            for (;;) a.push(new Array(1e6).fill(1));
+        } catch (e) {
+            return 'swallowed: ' + e;
+        }
+    "#;
+    let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+    assert_failure(&result, FailureKind::WorkerExit, "memory cap");
+    assert_failure(&result, FailureKind::WorkerExit, "max_memory_bytes");
+    let next = runtime.run(CodeRunRequest::new("return 'alive'")).await.unwrap();
+    assert_ok(&next);
+    assert_eq!(next.value, Some(json!("alive")));
+}
+
+#[tokio::test]
+async fn unbounded_recursion_is_a_catchable_range_error() {
+    let result = run("function f(n: number): number { return f(n + 1) + 1; }\nreturn f(0);").await;
+    assert_failure(&result, FailureKind::Exception, "Maximum call stack size exceeded");
+
+    let caught = run(
+        "function f(n: number): number { return f(n + 1) + 1; }\n\
+         try { f(0); } catch (e) { return [e instanceof RangeError, e.message]; }",
+    )
+    .await;
+    assert_ok(&caught);
+    assert_eq!(caught.value, Some(json!([true, "Maximum call stack size exceeded"])));
+
+    let next = run("return 'alive'").await;
+    assert_ok(&next);
+}
+
+#[tokio::test]
+async fn log_output_is_capped_with_one_marker() {
+    let runtime = runtime_with(|c| {
+        c.max_log_bytes(64 * 1024);
+    });
+    let program = r#"
+        const line = 'x'.repeat(1000);
+        for (let i = 0; i < 10000; i++) console.log(line);
+        return 'done';
+    "#;
+    let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!("done")));
+    let markers = result.logs.iter().filter(|l| l.contains("output truncated")).count();
+    assert_eq!(markers, 1);
+    assert!(result.logs.last().unwrap().contains("max_log_bytes"));
+    let kept: usize = result.logs[..result.logs.len() - 1].iter().map(|l| l.len() + 1).sum();
+    assert!(kept <= 64 * 1024, "kept {kept} bytes");
+    assert!(kept > 60 * 1024, "kept only {kept} bytes");
+}
+
+#[tokio::test]
+async fn a_huge_value_is_cut_with_a_marker() {
+    let runtime = runtime_with(|c| {
+        c.max_value_bytes(1000);
+    });
+    let result = runtime
+        .run(CodeRunRequest::new("return 'é' + 'y'.repeat(10_000_000)"))
+        .await
+        .unwrap();
+    assert_ok(&result);
+    let value = result.value.unwrap();
+    let text = value.as_str().unwrap();
+    assert!(text.starts_with("éyyy"));
+    assert!(text.contains("[truncated by coderun"), "{}", &text[990..]);
+    assert!(text.contains("10000002 bytes"), "{}", &text[990..]);
+    assert!(text.len() < 1200);
+}

@@ -1,0 +1,126 @@
+//! Abort, dispose, and misuse of the API.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::*;
+use runtime_host::{AbortController, MisuseError, RuntimeError};
+use serde_json::json;
+
+#[tokio::test]
+async fn abort_stops_a_spinning_program_promptly() {
+    let controller = AbortController::new();
+    let request = CodeRunRequest::new("for (;;) {}").signal(controller.signal());
+    let run = tokio::spawn(async move { shared().run(request).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let fired = Instant::now();
+    controller.abort("the user pressed stop");
+    let result = run.await.unwrap();
+    let latency = fired.elapsed();
+    assert_failure(&result, FailureKind::Abort, "the user pressed stop");
+    assert!(result.fuel_consumed > 0, "the guest was running");
+    eprintln!("abort latency: {latency:?}");
+}
+
+#[tokio::test]
+async fn a_pre_aborted_request_never_starts_a_guest() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let host = CodeBindingNamespace::new("tools").function("touch", move |_| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async move { Ok(json!(null)) }
+    });
+    let controller = AbortController::new();
+    controller.abort("not today");
+    let request = CodeRunRequest::new("await tools.touch(); return 1")
+        .binding(host)
+        .signal(controller.signal());
+    let result = shared().run(request).await.unwrap();
+    assert_failure(&result, FailureKind::Abort, "not today");
+    assert_eq!(result.fuel_consumed, 0);
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn abort_while_awaiting_a_binding() {
+    let controller = AbortController::new();
+    let host = CodeBindingNamespace::new("tools")
+        .function("hang", |_| async move { std::future::pending().await });
+    let request = CodeRunRequest::new("await tools.hang()").binding(host).signal(controller.signal());
+    let run = tokio::spawn(async move { shared().run(request).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    controller.abort("enough waiting");
+    let result = run.await.unwrap();
+    assert_failure(&result, FailureKind::Abort, "enough waiting");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dispose_aborts_running_programs_and_refuses_new_ones() {
+    let runtime = runtime_with(|_| {});
+    let spinners: Vec<_> = (0..2)
+        .map(|_| {
+            let runtime = runtime.clone();
+            tokio::spawn(async move { runtime.run(CodeRunRequest::new("for (;;) {}")).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    runtime.dispose().await;
+    // Every guest has stopped by the time dispose returns: both runs have
+    // already produced their results.
+    for spinner in spinners {
+        let result = tokio::time::timeout(Duration::from_millis(50), spinner)
+            .await
+            .expect("the run had finished when dispose returned")
+            .unwrap()
+            .unwrap();
+        assert_failure(&result, FailureKind::Abort, "the runtime was disposed");
+    }
+    let later = runtime.run(CodeRunRequest::new("return 1")).await;
+    assert_eq!(later.unwrap_err(), MisuseError::Disposed);
+}
+
+#[tokio::test]
+async fn invalid_binding_globals_are_misuse() {
+    for global in ["not valid!", "await", "console", ""] {
+        let request = CodeRunRequest::new("return 1").binding(CodeBindingNamespace::new(global));
+        let error = shared().run(request).await.unwrap_err();
+        assert!(
+            matches!(&error, MisuseError::InvalidBindingGlobal { global: g, .. } if g == global),
+            "{global:?}: {error}"
+        );
+        assert!(error.to_string().contains(&format!("{global:?}")), "{error}");
+    }
+    let request = CodeRunRequest::new("return 1")
+        .binding(CodeBindingNamespace::new("tools"))
+        .binding(CodeBindingNamespace::new("tools"));
+    let error = shared().run(request).await.unwrap_err();
+    assert_eq!(
+        error,
+        MisuseError::DuplicateBindingGlobal {
+            global: "tools".into()
+        }
+    );
+}
+
+#[test]
+fn invalid_config_is_refused_at_construction() {
+    let zero_fuel = WasmCodeRuntime::new(RuntimeConfig::new().fuel(0).clone());
+    let Err(RuntimeError::Config(error)) = zero_fuel else {
+        panic!("zero fuel was accepted");
+    };
+    assert_eq!(error.to_string(), "config.fuel must be positive (got 0)");
+
+    let zero_memory = WasmCodeRuntime::new(RuntimeConfig::new().max_memory_bytes(0).clone());
+    let Err(RuntimeError::Config(error)) = zero_memory else {
+        panic!("zero memory was accepted");
+    };
+    assert!(error.to_string().starts_with("config.max_memory_bytes"), "{error}");
+    assert!(error.to_string().ends_with("(got 0)"), "{error}");
+}
+
+#[test]
+fn descriptors() {
+    assert_eq!(shared().language(), "typescript");
+    assert_eq!(shared().isolation(), "wasm");
+}
