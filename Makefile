@@ -68,6 +68,8 @@ lint: guest
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path guest-js-engine/Cargo.toml --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	$(GUEST_ENV) $(CARGO) clippy --locked --release --target wasm32-wasip2 \
+	  --manifest-path guest-js-engine/Cargo.toml --target-dir $(TARGET_DIR) -- -D warnings
 
 bench: guest
 	$(CARGO) bench --locked --bench runtime

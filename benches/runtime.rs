@@ -6,10 +6,15 @@
 //! - `fib27`: CPU-bound JavaScript in the sandbox, against QuickJS compiled
 //!   natively (rquickjs) running the same source.
 
-#![expect(missing_docs, reason = "criterion_group! generates an undocumented pub fn")]
+#![expect(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented pub fn"
+)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use runtime_host::{CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
+use runtime_host::{
+    CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime,
+};
 use serde_json::json;
 
 const FIB: &str = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }";
@@ -32,7 +37,10 @@ fn cold_run(c: &mut Criterion) {
     let runtime = runtime();
     c.bench_function("cold_run/return_1_plus_1", |b| {
         b.to_async(&rt).iter(|| async {
-            let result = runtime.run(CodeRunRequest::new("return 1 + 1")).await.expect("run");
+            let result = runtime
+                .run(CodeRunRequest::new("return 1 + 1"))
+                .await
+                .expect("run");
             assert_eq!(result.value, Some(json!(2)));
         })
     });
@@ -45,16 +53,20 @@ fn binding_round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("binding_round_trip_1000");
     group.bench_function("binding_calls", |b| {
         b.to_async(&rt).iter(|| async {
-            let request = CodeRunRequest::new("let s = 0; for (let i = 0; i < 1000; i++) s += await tools.echo(i); return s")
-                .binding(tools.clone());
+            let request = CodeRunRequest::new(
+                "let s = 0; for (let i = 0; i < 1000; i++) s += await tools.echo(i); return s",
+            )
+            .binding(tools.clone());
             let result = runtime.run(request).await.expect("run");
             assert_eq!(result.value, Some(json!(499500)));
         })
     });
     group.bench_function("baseline_resolved_promises", |b| {
         b.to_async(&rt).iter(|| async {
-            let request = CodeRunRequest::new("let s = 0; for (let i = 0; i < 1000; i++) s += await Promise.resolve(i); return s")
-                .binding(tools.clone());
+            let request = CodeRunRequest::new(
+                "let s = 0; for (let i = 0; i < 1000; i++) s += await Promise.resolve(i); return s",
+            )
+            .binding(tools.clone());
             let result = runtime.run(request).await.expect("run");
             assert_eq!(result.value, Some(json!(499500)));
         })

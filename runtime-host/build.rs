@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 fn main() {
-    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest_dir = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
     let snapshot = manifest_dir.join("../target/guest/coderun-guest.wasm");
     println!("cargo:rerun-if-changed={}", snapshot.display());
     if !snapshot.exists() {

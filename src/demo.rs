@@ -23,7 +23,11 @@ pub fn namespace() -> CodeBindingNamespace {
             }
         })
         .function("sleep", |args| async move {
-            let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0).min(10_000);
+            let ms = args
+                .get("ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                .min(10_000);
             tokio::time::sleep(Duration::from_millis(ms)).await;
             Ok(json!({ "slept_ms": ms }))
         })

@@ -65,8 +65,9 @@ impl Limits {
             config.fuel(fuel);
         }
         if let Some(seconds) = self.wall_clock {
-            let wall_clock = Duration::try_from_secs_f64(seconds)
-                .with_context(|| format!("--wall-clock must be a positive number of seconds (got {seconds})"))?;
+            let wall_clock = Duration::try_from_secs_f64(seconds).with_context(|| {
+                format!("--wall-clock must be a positive number of seconds (got {seconds})")
+            })?;
             config.wall_clock(wall_clock);
         }
         if let Some(mib) = self.max_memory_mib {
@@ -112,7 +113,11 @@ async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let result = runtime.run(request).await?;
     println!("{}", serde_json::to_string_pretty(&result)?);
-    Ok(if result.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if result.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn read_program(path: &PathBuf) -> anyhow::Result<String> {

@@ -21,10 +21,10 @@ const PROGRAM_FILE: &str = "program.js";
 
 /// QuickJS's own stack-depth check, in bytes of the C shadow stack. Deep
 /// recursion then throws a catchable `RangeError` well before the shadow
-/// stack (1 MiB, Rust's default for wasm) or the wasm stack runs out.
+/// stack (2 MiB, set in `build.rs`) or the wasm stack runs out.
 /// Needs `patches/quickjs-wasi-stack-limit.patch`: stock QuickJS ignores it on
 /// WASI.
-const MAX_STACK_BYTES: usize = 640 * 1024;
+const MAX_STACK_BYTES: usize = 1792 * 1024;
 
 struct Engine {
     runtime: Runtime,

@@ -9,12 +9,59 @@ use crate::request::{CodeBindingFunction, CodeBindingNamespace};
 /// Words a global binding may not take: JavaScript's reserved words, the
 /// globals the program and the runtime rely on, and `console`.
 const RESERVED: &[&str] = &[
-    "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default",
-    "delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function",
-    "if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null",
-    "package", "private", "protected", "public", "return", "static", "super", "switch", "this",
-    "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield", "arguments",
-    "eval", "undefined", "NaN", "Infinity", "globalThis", "console",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+    "arguments",
+    "eval",
+    "undefined",
+    "NaN",
+    "Infinity",
+    "globalThis",
+    "console",
 ];
 
 /// What the guest is told about the bindings, and the functions behind them
@@ -58,12 +105,15 @@ fn check_global(global: &str) -> Result<(), MisuseError> {
         return Err(invalid("it is empty"));
     };
     let starts = |c: char| c == '$' || c == '_' || c.is_alphabetic();
-    let continues = |c: char| starts(c) || c.is_alphanumeric() || c == '\u{200c}' || c == '\u{200d}';
+    let continues =
+        |c: char| starts(c) || c.is_alphanumeric() || c == '\u{200c}' || c == '\u{200d}';
     if !starts(first) || !chars.all(continues) {
         return Err(invalid("it is not a JavaScript identifier"));
     }
     if RESERVED.contains(&global) {
-        return Err(invalid("it is a reserved word or a global the runtime needs"));
+        return Err(invalid(
+            "it is a reserved word or a global the runtime needs",
+        ));
     }
     Ok(())
 }
@@ -81,7 +131,15 @@ mod tests {
 
     #[test]
     fn refuses_non_identifiers_and_reserved_words() {
-        for bad in ["", "not valid!", "1a", "my-tools", "await", "console", "class"] {
+        for bad in [
+            "",
+            "not valid!",
+            "1a",
+            "my-tools",
+            "await",
+            "console",
+            "class",
+        ] {
             assert!(check_global(bad).is_err(), "{bad}");
         }
     }

@@ -189,15 +189,25 @@ impl RuntimeConfig {
         if !(MIN_MEMORY_BYTES..=MAX_MEMORY_BYTES).contains(&self.max_memory_bytes) {
             return Err(fail(
                 "max_memory_bytes",
-                &format!("must be between {MIN_MEMORY_BYTES} (8 MiB) and {MAX_MEMORY_BYTES} (4 GiB)"),
+                &format!(
+                    "must be between {MIN_MEMORY_BYTES} (8 MiB) and {MAX_MEMORY_BYTES} (4 GiB)"
+                ),
                 self.max_memory_bytes,
             ));
         }
         if self.max_log_bytes == 0 {
-            return Err(fail("max_log_bytes", "must be positive", self.max_log_bytes));
+            return Err(fail(
+                "max_log_bytes",
+                "must be positive",
+                self.max_log_bytes,
+            ));
         }
         if self.max_value_bytes == 0 {
-            return Err(fail("max_value_bytes", "must be positive", self.max_value_bytes));
+            return Err(fail(
+                "max_value_bytes",
+                "must be positive",
+                self.max_value_bytes,
+            ));
         }
         if !(1..=MAX_CONCURRENT_RUNS).contains(&self.max_concurrent_runs) {
             return Err(fail(
@@ -207,7 +217,11 @@ impl RuntimeConfig {
             ));
         }
         if self.max_pending_calls == 0 {
-            return Err(fail("max_pending_calls", "must be positive", self.max_pending_calls));
+            return Err(fail(
+                "max_pending_calls",
+                "must be positive",
+                self.max_pending_calls,
+            ));
         }
         Ok(())
     }
@@ -230,7 +244,10 @@ mod tests {
 
     #[test]
     fn zero_memory_names_key_and_value() {
-        let err = RuntimeConfig::new().max_memory_bytes(0).validate().unwrap_err();
+        let err = RuntimeConfig::new()
+            .max_memory_bytes(0)
+            .validate()
+            .unwrap_err();
         assert_eq!(err.key(), "max_memory_bytes");
         assert!(err.to_string().ends_with("(got 0)"), "{err}");
     }

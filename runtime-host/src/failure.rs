@@ -41,7 +41,10 @@ pub(crate) fn aborted(reason: String) -> CodeRunFailure {
 }
 
 pub(crate) fn disposed() -> CodeRunFailure {
-    CodeRunFailure::new(FailureKind::Abort, "the run was aborted because the runtime was disposed")
+    CodeRunFailure::new(
+        FailureKind::Abort,
+        "the run was aborted because the runtime was disposed",
+    )
 }
 
 pub(crate) fn stalled() -> CodeRunFailure {
@@ -64,7 +67,11 @@ pub(crate) fn memory_exceeded(max_memory_bytes: u64) -> CodeRunFailure {
 }
 
 /// Maps an error that ended the guest's execution to a failure.
-pub(crate) fn classify(error: &wasmtime::Error, fuel: u64, max_memory_bytes: u64) -> CodeRunFailure {
+pub(crate) fn classify(
+    error: &wasmtime::Error,
+    fuel: u64,
+    max_memory_bytes: u64,
+) -> CodeRunFailure {
     if error.is::<MemoryCapExceeded>() {
         return memory_exceeded(max_memory_bytes);
     }
@@ -77,7 +84,13 @@ pub(crate) fn classify(error: &wasmtime::Error, fuel: u64, max_memory_bytes: u64
             FailureKind::WorkerExit,
             "the sandbox's wasm stack overflowed (the engine recursed too deeply in native code)",
         ),
-        Some(trap) => CodeRunFailure::new(FailureKind::WorkerExit, format!("the sandbox trapped: {trap}")),
-        None => CodeRunFailure::new(FailureKind::WorkerExit, format!("the sandbox failed: {error:#}")),
+        Some(trap) => CodeRunFailure::new(
+            FailureKind::WorkerExit,
+            format!("the sandbox trapped: {trap}"),
+        ),
+        None => CodeRunFailure::new(
+            FailureKind::WorkerExit,
+            format!("the sandbox failed: {error:#}"),
+        ),
     }
 }

@@ -22,7 +22,9 @@ use futures::FutureExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter,
+};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::config::RuntimeConfig;
@@ -46,7 +48,7 @@ const GUEST_WASM: &[u8] = include_bytes!(env!("CODERUN_GUEST_WASM"));
 
 /// The wasm stack the guest may use. QuickJS's own depth check (on the C
 /// shadow stack) fires long before this for JavaScript recursion.
-const MAX_WASM_STACK: usize = 4 * 1024 * 1024;
+const MAX_WASM_STACK: usize = 16 * 1024 * 1024;
 /// The fiber stack the guest runs on: the wasm stack plus room for the host
 /// functions it calls.
 const ASYNC_STACK: usize = MAX_WASM_STACK + 1024 * 1024;
@@ -117,7 +119,10 @@ fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
         .map(|cache| cache.get(&key).cloned())
         .unwrap_or(None);
     if let Some(bytes) = cached {
-        #[expect(unsafe_code, reason = "deserialising a component this process compiled")]
+        #[expect(
+            unsafe_code,
+            reason = "deserialising a component this process compiled"
+        )]
         // SAFETY: `bytes` came from `Component::serialize` in this process,
         // for an engine with the same compatibility hash, and was never
         // written anywhere outside this process's memory.
@@ -173,10 +178,7 @@ pub(crate) struct RunState {
 }
 
 impl RunState {
-    pub(crate) fn new(
-        config: &RuntimeConfig,
-        functions: Vec<Vec<CodeBindingFunction>>,
-    ) -> Self {
+    pub(crate) fn new(config: &RuntimeConfig, functions: Vec<Vec<CodeBindingFunction>>) -> Self {
         // No environment, arguments, files, sockets or stdin: the guest
         // reaches the host only through its bindings.
         let wasi = WasiCtx::builder().build();

@@ -71,7 +71,13 @@ mod tests {
             ledger.push("12345".into());
         }
         let lines = ledger.into_lines();
-        assert_eq!(lines.iter().filter(|l| l.contains("output truncated")).count(), 1);
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l.contains("output truncated"))
+                .count(),
+            1
+        );
         assert_eq!(lines[0], "12345");
         assert_eq!(lines[1], "123");
     }

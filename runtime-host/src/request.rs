@@ -122,7 +122,8 @@ impl CodeBindingNamespace {
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = BindingResult> + Send + 'static,
     {
-        self.functions.insert(name.into(), CodeBindingFunction::new(f));
+        self.functions
+            .insert(name.into(), CodeBindingFunction::new(f));
         self
     }
 

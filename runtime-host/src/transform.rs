@@ -16,9 +16,9 @@ use oxc::ast::ast::Statement;
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::parser::{ParseOptions, Parser};
 use oxc::semantic::SemanticBuilder;
-use oxc_sourcemap::SourceMap;
 use oxc::span::SourceType;
 use oxc::transformer::{TransformOptions, Transformer};
+use oxc_sourcemap::SourceMap;
 
 /// The name positions in the generated script carry (set by the guest).
 pub(crate) const SCRIPT_FILE: &str = "program.js";
@@ -37,6 +37,18 @@ pub(crate) struct Transformed {
 /// Transforms `source`; the error is a message naming the line and column
 /// of the program as written.
 pub(crate) fn transform(source: &str) -> Result<Transformed, String> {
+    // The program is hostile input to oxc too: a panic inside the compiler
+    // must end this run as an exception, never unwind into the caller.
+    std::panic::catch_unwind(|| transform_unguarded(source)).unwrap_or_else(|_| {
+        Err(
+            "InternalError: the TypeScript transform failed on this program; \
+             simplify the syntax around types, enums or namespaces"
+                .to_owned(),
+        )
+    })
+}
+
+fn transform_unguarded(source: &str) -> Result<Transformed, String> {
     let allocator = Allocator::default();
     let source_type = SourceType::ts().with_module(true);
     let options = ParseOptions {
@@ -47,7 +59,10 @@ pub(crate) fn transform(source: &str) -> Result<Transformed, String> {
         .with_options(options)
         .parse();
     if let Some(error) = parsed.diagnostics.errors().next() {
-        let offset = error.labels.first().map_or(0, |label| label.offset() as usize);
+        let offset = error
+            .labels
+            .first()
+            .map_or(0, |label| label.offset() as usize);
         return Err(syntax_error(source, &error.message, offset));
     }
     let mut program = parsed.program;
@@ -61,12 +76,20 @@ pub(crate) fn transform(source: &str) -> Result<Transformed, String> {
         ));
     }
 
-    let scoping = SemanticBuilder::new().build(&program).semantic.into_scoping();
+    // `enum_eval` precomputes enum member values, which enum lowering needs.
+    let scoping = SemanticBuilder::new()
+        .with_enum_eval(true)
+        .build(&program)
+        .semantic
+        .into_scoping();
     let path = Path::new(PROGRAM_FILE);
     let transformed = Transformer::new(&allocator, path, &TransformOptions::default())
         .build_with_scoping(scoping, &mut program);
     if let Some(error) = transformed.diagnostics.errors().next() {
-        let offset = error.labels.first().map_or(0, |label| label.offset() as usize);
+        let offset = error
+            .labels
+            .first()
+            .map_or(0, |label| label.offset() as usize);
         return Err(syntax_error(source, &error.message, offset));
     }
 
@@ -195,7 +218,9 @@ mod tests {
 
     #[test]
     fn syntax_error_names_line_and_column() {
-        let err = transform("const a = 1;\nconst b = 2;\nconst c = (;\n").err().unwrap();
+        let err = transform("const a = 1;\nconst b = 2;\nconst c = (;\n")
+            .err()
+            .unwrap();
         assert!(err.contains("program.ts:3:"), "{err}");
         assert!(err.contains("const c = (;"), "{err}");
     }
@@ -203,16 +228,32 @@ mod tests {
     #[test]
     fn imports_are_refused() {
         let err = transform("import fs from 'fs';\nreturn 1").err().unwrap();
-        assert!(err.contains("import and export declarations are not available"), "{err}");
+        assert!(
+            err.contains("import and export declarations are not available"),
+            "{err}"
+        );
         assert!(err.contains("program.ts:1:1"), "{err}");
     }
 
     #[test]
     fn maps_positions_back() {
-        let out = transform("type T = { a: number };\n\n\nconst v: T = { a: 1 };\nthrow new Error('x');")
-            .unwrap();
-        let line = out.script.lines().position(|l| l.contains("throw")).unwrap() + 1;
-        let col = out.script.lines().nth(line - 1).unwrap().find("throw").unwrap() + 1;
+        let out =
+            transform("type T = { a: number };\n\n\nconst v: T = { a: 1 };\nthrow new Error('x');")
+                .unwrap();
+        let line = out
+            .script
+            .lines()
+            .position(|l| l.contains("throw"))
+            .unwrap()
+            + 1;
+        let col = out
+            .script
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .find("throw")
+            .unwrap()
+            + 1;
         let mapped = out.map_positions(&format!("at f (program.js:{line}:{col})"));
         assert_eq!(mapped, "at f (program.ts:5:1)");
     }

@@ -57,14 +57,18 @@ mod tests {
     #[test]
     fn long_strings_are_cut_on_char_boundaries() {
         let long = format!("\"{}\"", "é".repeat(10));
-        let Value::String(s) = decode(&long, 5) else { panic!("not a string") };
+        let Value::String(s) = decode(&long, 5) else {
+            panic!("not a string")
+        };
         assert!(s.starts_with("éé…[truncated"), "{s}");
         assert!(s.contains("20 bytes"), "{s}");
     }
 
     #[test]
     fn large_objects_become_marked_strings() {
-        let Value::String(s) = decode("[1,2,3,4,5,6]", 4) else { panic!("not a string") };
+        let Value::String(s) = decode("[1,2,3,4,5,6]", 4) else {
+            panic!("not a string")
+        };
         assert!(s.starts_with("[1,2…[truncated"), "{s}");
     }
 

@@ -23,6 +23,7 @@ use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
 use wasmtime::{Store, UpdateDeadline};
 
+use crate::CodeRuntime;
 use crate::abort::{AbortController, AbortSignal};
 use crate::bindings;
 use crate::config::RuntimeConfig;
@@ -33,7 +34,6 @@ use crate::request::CodeRunRequest;
 use crate::result::{CodeRunFailure, CodeRunResult, FailureKind};
 use crate::transform::{self, Transformed};
 use crate::value;
-use crate::CodeRuntime;
 
 /// How often the epoch advances; a spinning guest yields at every tick.
 const EPOCH_TICK: Duration = Duration::from_millis(1);
@@ -168,7 +168,10 @@ impl WasmCodeRuntime {
         // race below is decided promptly.
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|_| {
-            Ok(UpdateDeadline::YieldCustom(1, Box::pin(tokio::task::yield_now())))
+            Ok(UpdateDeadline::YieldCustom(
+                1,
+                Box::pin(tokio::task::yield_now()),
+            ))
         });
         if let Err(error) = store.set_fuel(fuel) {
             return Ok(CodeRunResult::failed(CodeRunFailure::new(
@@ -197,12 +200,28 @@ impl WasmCodeRuntime {
 
         let fuel_consumed = fuel.saturating_sub(store.get_fuel().unwrap_or(0));
         let state = store.into_data();
-        let logs = state.logs.into_lines();
+        // Errors printed with console.error carry script positions too.
+        let logs = state
+            .logs
+            .into_lines()
+            .into_iter()
+            .map(|line| {
+                if line.contains(transform::SCRIPT_FILE) {
+                    transformed.map_positions(&line)
+                } else {
+                    line
+                }
+            })
+            .collect();
         let (value, error) = match ending {
             Ending::Failed(failure) => (None, Some(failure)),
             Ending::Finished(Err(error)) => (
                 None,
-                Some(failure::classify(&error, fuel, inner.config.get_max_memory_bytes())),
+                Some(failure::classify(
+                    &error,
+                    fuel,
+                    inner.config.get_max_memory_bytes(),
+                )),
             ),
             Ending::Finished(Ok(outcome)) => self.settle(outcome, &transformed),
         };
@@ -222,7 +241,10 @@ impl WasmCodeRuntime {
         match outcome {
             Outcome::Returned(None) => (None, None),
             Outcome::Returned(Some(json)) => (
-                Some(value::decode(&json, self.inner.config.get_max_value_bytes())),
+                Some(value::decode(
+                    &json,
+                    self.inner.config.get_max_value_bytes(),
+                )),
                 None,
             ),
             Outcome::Stalled => (None, Some(failure::stalled())),
@@ -233,7 +255,10 @@ impl WasmCodeRuntime {
                     None => thrown.message,
                 };
                 let text = transformed.map_positions(text.trim_end());
-                (None, Some(CodeRunFailure::new(FailureKind::Exception, text)))
+                (
+                    None,
+                    Some(CodeRunFailure::new(FailureKind::Exception, text)),
+                )
             }
         }
     }

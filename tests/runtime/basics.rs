@@ -38,7 +38,10 @@ async fn typescript_types_are_stripped() {
     "#;
     let result = run(program).await;
     assert_ok(&result);
-    assert_eq!(result.value, Some(json!({"first": "a", "pair": ["total", 5], "n": 7})));
+    assert_eq!(
+        result.value,
+        Some(json!({"first": "a", "pair": ["total", 5], "n": 7}))
+    );
 }
 
 #[tokio::test]
@@ -83,13 +86,23 @@ async fn a_rejected_await_is_an_exception() {
 
 #[tokio::test]
 async fn console_lines_are_captured_in_order() {
-    let program = "console.log('point', {x: 1, y: 2});\nconsole.warn('w');\nconsole.error(new Error('e'));";
+    let program =
+        "console.log('point', {x: 1, y: 2});\nconsole.warn('w');\nconsole.error(new Error('e'));";
     let result = run(program).await;
     assert_ok(&result);
     assert_eq!(result.logs.len(), 3, "{:?}", result.logs);
     assert_eq!(result.logs[0], "point { x: 1, y: 2 }");
     assert_eq!(result.logs[1], "w");
-    assert!(result.logs[2].starts_with("Error: e"), "{:?}", result.logs[2]);
+    assert!(
+        result.logs[2].starts_with("Error: e\n    at "),
+        "{:?}",
+        result.logs[2]
+    );
+    assert!(
+        result.logs[2].contains("program.ts:3:"),
+        "{:?}",
+        result.logs[2]
+    );
 }
 
 #[tokio::test]
@@ -126,7 +139,11 @@ async fn the_guest_sees_no_host_capabilities() {
 #[tokio::test]
 async fn static_import_fails_as_an_exception() {
     let result = run("import fs from 'fs';\nreturn 1").await;
-    assert_failure(&result, FailureKind::Exception, "import and export declarations are not available");
+    assert_failure(
+        &result,
+        FailureKind::Exception,
+        "import and export declarations are not available",
+    );
 }
 
 #[tokio::test]

@@ -9,7 +9,8 @@ use serde_json::json;
 
 #[tokio::test]
 async fn a_binding_returns_its_result_to_the_program() {
-    let result = run_request(CodeRunRequest::new("return await tools.echo({a: 1})").binding(tools())).await;
+    let result =
+        run_request(CodeRunRequest::new("return await tools.echo({a: 1})").binding(tools())).await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!({"a": 1})));
 }
@@ -52,7 +53,10 @@ async fn concurrent_calls_overlap_on_the_host() {
     assert_eq!(spans.len(), 3);
     let last_enter = spans.iter().map(|s| s.0).max().unwrap();
     let first_exit = spans.iter().map(|s| s.1).min().unwrap();
-    assert!(last_enter < first_exit, "every call entered before any returned: {spans:?}");
+    assert!(
+        last_enter < first_exit,
+        "every call entered before any returned: {spans:?}"
+    );
 }
 
 #[tokio::test]
@@ -124,7 +128,11 @@ async fn arguments_json_cannot_carry_reject_without_dispatch() {
         assert!(message.starts_with("TypeError"), "{message}");
     }
     assert_eq!(value["after"], json!({"ok": true}));
-    assert_eq!(calls.load(Ordering::SeqCst), 1, "only the valid call was dispatched");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "only the valid call was dispatched"
+    );
 }
 
 #[tokio::test]
@@ -132,7 +140,10 @@ async fn dates_cross_as_iso_strings_and_undefined_as_null() {
     let program = "return [await tools.echo(new Date(0)), await tools.echo()]";
     let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
     assert_ok(&result);
-    assert_eq!(result.value, Some(json!(["1970-01-01T00:00:00.000Z", null])));
+    assert_eq!(
+        result.value,
+        Some(json!(["1970-01-01T00:00:00.000Z", null]))
+    );
 }
 
 #[tokio::test]
@@ -162,11 +173,17 @@ async fn calls_in_flight_are_capped() {
         const results = await Promise.allSettled([1, 2, 3, 4].map((n) => tools.slow(n)));
         return results.map((r) => r.status === 'fulfilled' ? r.value : r.reason.message);
     "#;
-    let result = runtime.run(CodeRunRequest::new(program).binding(host)).await.unwrap();
+    let result = runtime
+        .run(CodeRunRequest::new(program).binding(host))
+        .await
+        .unwrap();
     assert_ok(&result);
     let value = result.value.unwrap();
     assert_eq!(value[0], json!(1));
-    assert!(value[3].as_str().unwrap().contains("max_pending_calls"), "{value}");
+    assert!(
+        value[3].as_str().unwrap().contains("max_pending_calls"),
+        "{value}"
+    );
 }
 
 #[tokio::test]
@@ -195,7 +212,10 @@ async fn late_results_are_dropped_and_do_not_reach_later_runs() {
         for (let i = 0; i < 15; i++) seen.push(await tools.nap(i));
         return seen;
     "#;
-    let second = runtime.run(CodeRunRequest::new(program).binding(host)).await.unwrap();
+    let second = runtime
+        .run(CodeRunRequest::new(program).binding(host))
+        .await
+        .unwrap();
     assert_ok(&second);
     assert_eq!(second.value, Some(json!((0..15).collect::<Vec<_>>())));
 }
@@ -209,8 +229,12 @@ async fn parallel_runs_never_mix_results() {
                 tokio::time::sleep(Duration::from_millis(5)).await;
                 Ok(json!({ "run": i, "echo": args }))
             });
-            let program = format!("const r = await tools.id({i}); console.log('run', {i}); return r;");
-            let result = shared().run(CodeRunRequest::new(program).binding(host)).await.unwrap();
+            let program =
+                format!("const r = await tools.id({i}); console.log('run', {i}); return r;");
+            let result = shared()
+                .run(CodeRunRequest::new(program).binding(host))
+                .await
+                .unwrap();
             (i, result)
         }));
     }

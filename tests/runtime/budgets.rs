@@ -11,7 +11,10 @@ async fn an_endless_loop_exhausts_the_fuel_budget() {
     let runtime = runtime_with(|c| {
         c.fuel(50_000_000);
     });
-    let result = runtime.run(CodeRunRequest::new("for (;;) {}")).await.unwrap();
+    let result = runtime
+        .run(CodeRunRequest::new("for (;;) {}"))
+        .await
+        .unwrap();
     assert_failure(&result, FailureKind::Timeout, "fuel");
     assert_eq!(result.fuel_consumed, 50_000_000);
 }
@@ -99,7 +102,10 @@ async fn a_memory_hog_ends_as_worker_exit_naming_the_cap() {
     let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
     assert_failure(&result, FailureKind::WorkerExit, "memory cap");
     assert_failure(&result, FailureKind::WorkerExit, "max_memory_bytes");
-    let next = runtime.run(CodeRunRequest::new("return 'alive'")).await.unwrap();
+    let next = runtime
+        .run(CodeRunRequest::new("return 'alive'"))
+        .await
+        .unwrap();
     assert_ok(&next);
     assert_eq!(next.value, Some(json!("alive")));
 }
@@ -107,15 +113,20 @@ async fn a_memory_hog_ends_as_worker_exit_naming_the_cap() {
 #[tokio::test]
 async fn unbounded_recursion_is_a_catchable_range_error() {
     let result = run("function f(n: number): number { return f(n + 1) + 1; }\nreturn f(0);").await;
-    assert_failure(&result, FailureKind::Exception, "Maximum call stack size exceeded");
+    assert_failure(
+        &result,
+        FailureKind::Exception,
+        "Maximum call stack size exceeded",
+    );
 
-    let caught = run(
-        "function f(n: number): number { return f(n + 1) + 1; }\n\
-         try { f(0); } catch (e) { return [e instanceof RangeError, e.message]; }",
-    )
+    let caught = run("function f(n: number): number { return f(n + 1) + 1; }\n\
+         try { f(0); } catch (e) { return [e instanceof RangeError, e.message]; }")
     .await;
     assert_ok(&caught);
-    assert_eq!(caught.value, Some(json!([true, "Maximum call stack size exceeded"])));
+    assert_eq!(
+        caught.value,
+        Some(json!([true, "Maximum call stack size exceeded"]))
+    );
 
     let next = run("return 'alive'").await;
     assert_ok(&next);
@@ -134,10 +145,17 @@ async fn log_output_is_capped_with_one_marker() {
     let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
     assert_ok(&result);
     assert_eq!(result.value, Some(json!("done")));
-    let markers = result.logs.iter().filter(|l| l.contains("output truncated")).count();
+    let markers = result
+        .logs
+        .iter()
+        .filter(|l| l.contains("output truncated"))
+        .count();
     assert_eq!(markers, 1);
     assert!(result.logs.last().unwrap().contains("max_log_bytes"));
-    let kept: usize = result.logs[..result.logs.len() - 1].iter().map(|l| l.len() + 1).sum();
+    let kept: usize = result.logs[..result.logs.len() - 1]
+        .iter()
+        .map(|l| l.len() + 1)
+        .sum();
     assert!(kept <= 64 * 1024, "kept {kept} bytes");
     assert!(kept > 60 * 1024, "kept only {kept} bytes");
 }

@@ -23,7 +23,11 @@ fn json_of(output: &std::process::Output) -> Value {
 fn runs_a_file_and_prints_json() {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello.ts");
     let output = coderun().args(["run", example]).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let result = json_of(&output);
     assert_eq!(result["value"]["sum"], 5.0);
     assert_eq!(result["value"]["greeting"], "hello from the host");
@@ -59,17 +63,30 @@ fn a_failing_program_exits_non_zero_with_the_failure() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"for (;;) {}").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"for (;;) {}")
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let result = json_of(&output);
     assert_eq!(result["error"]["kind"], "timeout");
-    assert!(result["error"]["message"].as_str().unwrap().contains("fuel"));
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fuel")
+    );
 }
 
 #[test]
 fn a_missing_file_is_a_usage_error() {
-    let output = coderun().args(["run", "/nonexistent/program.ts"]).output().unwrap();
+    let output = coderun()
+        .args(["run", "/nonexistent/program.ts"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/program.ts"));
 }

@@ -17,7 +17,9 @@ async fn globals_and_prototypes_do_not_leak_between_runs() {
     assert_ok(&first);
     assert_eq!(first.value, Some(json!(-1)));
     let second = runtime
-        .run(CodeRunRequest::new("const a = []; a.push(5); return [typeof globalThis.leak, a]"))
+        .run(CodeRunRequest::new(
+            "const a = []; a.push(5); return [typeof globalThis.leak, a]",
+        ))
         .await
         .unwrap();
     assert_ok(&second);

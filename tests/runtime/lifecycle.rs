@@ -47,7 +47,9 @@ async fn abort_while_awaiting_a_binding() {
     let controller = AbortController::new();
     let host = CodeBindingNamespace::new("tools")
         .function("hang", |_| async move { std::future::pending().await });
-    let request = CodeRunRequest::new("await tools.hang()").binding(host).signal(controller.signal());
+    let request = CodeRunRequest::new("await tools.hang()")
+        .binding(host)
+        .signal(controller.signal());
     let run = tokio::spawn(async move { shared().run(request).await.unwrap() });
     tokio::time::sleep(Duration::from_millis(50)).await;
     controller.abort("enough waiting");
@@ -89,7 +91,10 @@ async fn invalid_binding_globals_are_misuse() {
             matches!(&error, MisuseError::InvalidBindingGlobal { global: g, .. } if g == global),
             "{global:?}: {error}"
         );
-        assert!(error.to_string().contains(&format!("{global:?}")), "{error}");
+        assert!(
+            error.to_string().contains(&format!("{global:?}")),
+            "{error}"
+        );
     }
     let request = CodeRunRequest::new("return 1")
         .binding(CodeBindingNamespace::new("tools"))
@@ -115,7 +120,10 @@ fn invalid_config_is_refused_at_construction() {
     let Err(RuntimeError::Config(error)) = zero_memory else {
         panic!("zero memory was accepted");
     };
-    assert!(error.to_string().starts_with("config.max_memory_bytes"), "{error}");
+    assert!(
+        error.to_string().starts_with("config.max_memory_bytes"),
+        "{error}"
+    );
     assert!(error.to_string().ends_with("(got 0)"), "{error}");
 }
 

@@ -51,7 +51,10 @@ fn assert_ok(result: &CodeRunResult) {
 #[track_caller]
 fn assert_failure(result: &CodeRunResult, kind: FailureKind, needle: &str) {
     let Some(error) = &result.error else {
-        panic!("expected a {kind} failure, the run succeeded with {:?}", result.value);
+        panic!(
+            "expected a {kind} failure, the run succeeded with {:?}",
+            result.value
+        );
     };
     assert_eq!(error.kind, kind, "unexpected failure: {error}");
     assert!(

@@ -5,9 +5,14 @@ use serde_json::json;
 
 #[tokio::test]
 async fn json_values_round_trip() {
-    let result = run("return { s: 'x', n: 1.5, b: true, nil: null, list: [1, [2]], skipped: undefined }").await;
+    let result =
+        run("return { s: 'x', n: 1.5, b: true, nil: null, list: [1, [2]], skipped: undefined }")
+            .await;
     assert_ok(&result);
-    assert_eq!(result.value, Some(json!({"s": "x", "n": 1.5, "b": true, "nil": null, "list": [1, [2]]})));
+    assert_eq!(
+        result.value,
+        Some(json!({"s": "x", "n": 1.5, "b": true, "nil": null, "list": [1, [2]]}))
+    );
 }
 
 #[tokio::test]
@@ -17,7 +22,10 @@ async fn values_json_cannot_carry_come_back_rendered() {
         ("return 10n", "10n"),
         ("return new Map([['a', 1]])", "Map(1) { 'a' => 1 }"),
         ("return new Set(['x'])", "Set(1) { 'x' }"),
-        ("const c: any = { k: 1 }; c.c = c; return c", "{ k: 1, c: [Circular] }"),
+        (
+            "const c: any = { k: 1 }; c.c = c; return c",
+            "{ k: 1, c: [Circular] }",
+        ),
         ("return Symbol('tag')", "Symbol(tag)"),
     ];
     for (program, rendered) in cases {
@@ -31,5 +39,8 @@ async fn values_json_cannot_carry_come_back_rendered() {
 async fn dates_come_back_as_iso_strings() {
     let result = run("return { at: new Date(Date.UTC(2024, 0, 2, 3, 4, 5)) }").await;
     assert_ok(&result);
-    assert_eq!(result.value, Some(json!({"at": "2024-01-02T03:04:05.000Z"})));
+    assert_eq!(
+        result.value,
+        Some(json!({"at": "2024-01-02T03:04:05.000Z"}))
+    );
 }
