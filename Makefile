@@ -22,7 +22,11 @@ GUEST_ENV := RQUICKJS_SYS_NO_WASI_SDK=1 \
 	CC_wasm32_wasip2=clang-19 AR_wasm32_wasip2=llvm-ar-19 \
 	CFLAGS_wasm32_wasip2="--sysroot=$(WASI_SYSROOT)"
 
-.PHONY: toolchain guest build test lint bench bless demo ci clean-guest
+.PHONY: toolchain guest typescript build test lint bench bless demo ci clean-guest
+
+# The TypeScript compiler generated SDKs are type-checked with (pinned in
+# tools/typescript/package-lock.json).
+TSC := $(CURDIR)/tools/typescript/node_modules/.bin/tsc
 
 ## toolchain: apt packages for the guest's C side and the rustup wasm target.
 toolchain: $(TARGET_DIR)/.toolchain-ok
@@ -61,8 +65,19 @@ $(GUEST_SNAPSHOT): $(TARGET_DIR)/.toolchain-ok $(PATCHED_SYS)/.patched $(GUEST_S
 build: guest
 	$(CARGO) build --locked --workspace
 
-test: guest
-	$(CARGO) test --locked --workspace
+## typescript: the pinned TypeScript compiler, from npm.
+typescript: $(TSC)
+$(TSC): tools/typescript/package.json tools/typescript/package-lock.json
+	command -v npm >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nodejs npm; }
+	cd tools/typescript && npm ci --no-audit --no-fund --silent
+	touch $@
+
+test: guest $(TSC)
+	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
+
+## bless: regenerate the golden TypeScript of the schema tests.
+bless:
+	CODERUN_BLESS=1 $(CARGO) test --locked -p code-mode --test golden
 
 lint: guest
 	$(CARGO) fmt --all --check
