@@ -86,8 +86,10 @@ lint: guest
 	$(GUEST_ENV) $(CARGO) clippy --locked --release --target wasm32-wasip2 \
 	  --manifest-path guest-js-engine/Cargo.toml --target-dir $(TARGET_DIR) -- -D warnings
 
+## bench: criterion benches, then the ratio table (benches/RESULTS.md).
 bench: guest
 	$(CARGO) bench --locked --bench runtime
+	python3 benches/report.py
 
 ## demo: set everything up and run the example program through the CLI.
 demo: guest

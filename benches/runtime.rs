@@ -4,7 +4,8 @@
 //! - `binding_round_trip`: 1,000 sequential awaited calls in one run, against
 //!   the same loop awaiting an already-resolved promise;
 //! - `fib27`: CPU-bound JavaScript in the sandbox, against QuickJS compiled
-//!   natively (rquickjs) running the same source.
+//!   natively (rquickjs) running the same source;
+//! - `abort_latency`: from firing an abort to the result of a spinning run.
 
 #![expect(
     missing_docs,
@@ -13,9 +14,10 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use runtime_host::{
-    CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime,
+    AbortController,    CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime,
 };
 use serde_json::json;
+use std::time::{Duration, Instant};
 
 const FIB: &str = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }";
 
@@ -99,5 +101,36 @@ fn fib27(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cold_run, binding_round_trip, fib27);
+/// Time from firing the abort signal to the run's result, while the program
+/// spins in `for (;;) {}` (the report sets it against `cold_run`).
+fn abort_latency(c: &mut Criterion) {
+    let rt = tokio();
+    let runtime = runtime();
+    let mut group = c.benchmark_group("abort_latency");
+    group.sample_size(20);
+    group.bench_function("abort_spinning_program", |b| {
+        b.to_async(&rt).iter_custom(|iters| {
+            let runtime = runtime.clone();
+            async move {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let controller = AbortController::new();
+                    let request = CodeRunRequest::new("for (;;) {}").signal(controller.signal());
+                    let runtime = runtime.clone();
+                    let run = tokio::spawn(async move { runtime.run(request).await });
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    let fired = Instant::now();
+                    controller.abort("bench");
+                    let result = run.await.expect("join").expect("run");
+                    total += fired.elapsed();
+                    assert!(result.error.is_some());
+                }
+                total
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cold_run, binding_round_trip, fib27, abort_latency);
 criterion_main!(benches);

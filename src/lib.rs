@@ -18,3 +18,8 @@
 pub use runtime_host as runtime;
 
 pub mod demo;
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

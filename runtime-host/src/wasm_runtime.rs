@@ -119,15 +119,23 @@ impl WasmCodeRuntime {
     async fn run_request(&self, request: CodeRunRequest) -> Result<CodeRunResult, MisuseError> {
         let inner = &*self.inner;
         let _active = ActiveRun::enter(inner);
+        // Moved into locals so that they drop before `_active` does: once
+        // `dispose` sees no active run, no run holds its bindings any more.
+        let CodeRunRequest {
+            program,
+            bindings,
+            signal,
+        } = request;
         if inner.disposed.load(Ordering::SeqCst) {
             return Err(MisuseError::Disposed);
         }
-        let plan = bindings::plan(&request.bindings)?;
-        if let Some(reason) = request.signal.as_ref().and_then(AbortSignal::reason) {
+        let plan = bindings::plan(&bindings)?;
+        drop(bindings);
+        if let Some(reason) = signal.as_ref().and_then(AbortSignal::reason) {
             return Ok(CodeRunResult::failed(failure::aborted(reason)));
         }
         let deadline = Instant::now() + inner.config.get_wall_clock();
-        let transformed = match transform::transform(&request.program) {
+        let transformed = match transform::transform(&program) {
             Ok(transformed) => transformed,
             Err(message) => {
                 return Ok(CodeRunResult::failed(CodeRunFailure::new(
@@ -137,7 +145,7 @@ impl WasmCodeRuntime {
             }
         };
 
-        let abort = request.signal.clone();
+        let abort = signal;
         let stop = async {
             let dispose = inner.dispose_signal.signal();
             tokio::select! {

@@ -60,22 +60,27 @@ async fn abort_while_awaiting_a_binding() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dispose_aborts_running_programs_and_refuses_new_ones() {
     let runtime = runtime_with(|_| {});
+    // Each run's store holds its bindings; the marker is shared by them, so
+    // its count drops back to one only once both guests are gone.
+    let marker = Arc::new(());
     let spinners: Vec<_> = (0..2)
         .map(|_| {
             let runtime = runtime.clone();
-            tokio::spawn(async move { runtime.run(CodeRunRequest::new("for (;;) {}")).await })
+            let held = marker.clone();
+            let host = CodeBindingNamespace::new("tools").function("unused", move |_| {
+                let _held = &held;
+                async move { Ok(json!(null)) }
+            });
+            let request = CodeRunRequest::new("for (;;) {}").binding(host);
+            tokio::spawn(async move { runtime.run(request).await })
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(Arc::strong_count(&marker), 3, "both runs are in flight");
     runtime.dispose().await;
-    // Every guest has stopped by the time dispose returns: both runs have
-    // already produced their results.
+    assert_eq!(Arc::strong_count(&marker), 1, "dispose returned before every guest stopped");
     for spinner in spinners {
-        let result = tokio::time::timeout(Duration::from_millis(50), spinner)
-            .await
-            .expect("the run had finished when dispose returned")
-            .unwrap()
-            .unwrap();
+        let result = spinner.await.unwrap().unwrap();
         assert_failure(&result, FailureKind::Abort, "the runtime was disposed");
     }
     let later = runtime.run(CodeRunRequest::new("return 1")).await;
