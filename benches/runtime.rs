@@ -14,7 +14,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use runtime_host::{
-    AbortController,    CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime,
+    AbortController, CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig,
+    WasmCodeRuntime,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};

@@ -1,37 +1,121 @@
-//! Code Mode: presents tools to a model as TypeScript functions.
+//! Code Mode: a tool registry that presents its tools to a model natively,
+//! as one `run_code` tool with a generated TypeScript SDK, or both.
 //!
-//! Instead of calling tools one JSON blob at a time, the model writes a
-//! TypeScript program against a `tools` object. This crate renders the
-//! declarations that the model is shown: [`schema_ts`] turns each tool's JSON
-//! Schema into a TypeScript type and [`render_sdk`] assembles the
-//! `declare const tools: { ... };` block.
+//! Instead of calling tools one JSON blob at a time, a model in Code Mode
+//! writes a TypeScript program against a `tools` object; the program runs in
+//! a sandboxed [`CodeRuntime`](runtime_host::CodeRuntime), and every tool
+//! call it makes goes through the same registry, hooks and handlers as a
+//! direct call.
 //!
 //! ```
-//! use code_mode::{ToolSignature, render_sdk};
+//! use std::sync::Arc;
+//! use code_mode::runtime_host::{RuntimeConfig, WasmCodeRuntime};
+//! use code_mode::{AbortController, Mode, Tool, ToolCall, ToolRegistry, ToolResult};
+//! use serde_json::json;
 //!
-//! let input = serde_json::json!({
-//!     "type": "object",
-//!     "properties": {"path": {"type": "string", "description": "Where to read."}},
-//!     "required": ["path"]
-//! });
-//! let sdk = render_sdk(&[ToolSignature {
-//!     name: "read_file",
-//!     description: "Read a file.",
-//!     input_schema: &input,
-//!     output_schema: None,
-//! }]);
-//! assert_eq!(
-//!     sdk,
-//!     "declare const tools: {
-//!   /** Read a file. */
-//!   read_file(args: {
-//!     /** Where to read. */
-//!     path: string;
-//!   }): Promise<string>;
-//! };"
-//! );
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut registry = ToolRegistry::new();
+//! registry.register(Tool::new(
+//!     "greet",
+//!     "Greet someone by name.",
+//!     json!({
+//!         "type": "object",
+//!         "properties": {"name": {"type": "string"}},
+//!         "required": ["name"]
+//!     }),
+//!     |args, _ctx| async move {
+//!         ToolResult::text(format!("hello, {}", args["name"].as_str().unwrap_or("you")))
+//!     },
+//! ))?;
+//! let runtime = WasmCodeRuntime::new(RuntimeConfig::default())?;
+//! registry.mode(Mode::Code).runtime(Arc::new(runtime));
+//!
+//! // The model is offered one tool, run_code, and a prompt section.
+//! let assembly = registry.assemble()?;
+//! assert_eq!(assembly.tools.len(), 1);
+//! assert_eq!(assembly.tools[0].name, "run_code");
+//! let sdk = assembly.sdk_section.unwrap_or_default();
+//! assert!(sdk.contains("  greet(args: {\n    name: string;\n  }): Promise<string>;"));
+//!
+//! // The model calls run_code with a program.
+//! let program = "const greeting = await tools.greet({ name: 'Ada' });\n\
+//!                console.log(greeting);\n\
+//!                return greeting.length;";
+//! let call = ToolCall::new("call_1", "run_code", json!({ "code": program }));
+//! let result = registry.execute(call, AbortController::new().signal()).await;
+//! assert!(!result.is_error);
+//! assert_eq!(result.text_content(), "hello, Ada\n10");
+//! # Ok(())
+//! # }
 //! ```
+//!
+//! # Core concepts
+//!
+//! - **Tools** ([`Tool`]): a name, a description, an input JSON Schema, an
+//!   optional output schema, an async handler given a [`ToolContext`] (the
+//!   call's id and abort signal) and returning a [`ToolResult`], and whether
+//!   calls may overlap ([`Tool::concurrency_safe`]).
+//! - **The registry** ([`ToolRegistry`]): every call, direct or from a
+//!   program, goes `pre_execute` hooks (which may deny it, see
+//!   [`HookDecision`]) → handler → `post_execute` hooks.
+//! - **Modes** ([`Mode`]) and **assembly** ([`ToolRegistry::assemble`]):
+//!   `native` offers the tools as registered; `code` offers only `run_code`
+//!   and an SDK prompt section declaring the tools in TypeScript; `both`
+//!   offers both. Modes with `run_code` need a TypeScript runtime and fail
+//!   at assembly without one ([`AssemblyError`]).
+//! - **The bridge** (executing `run_code`): the program runs with one
+//!   global, `tools`. Each call is queued (one at a time, except that
+//!   consecutive calls of concurrency-safe tools overlap), dispatched
+//!   through the registry, and recorded as a [`DispatchEvent`] to the
+//!   registry's [`EventSink`]. A run-scoped abort follows the caller's
+//!   signal and fires when the program settles: in-flight calls see it,
+//!   queued calls are abandoned ([`ABANDONED`]), later calls are refused
+//!   ([`NOT_DISPATCHED`]), and `run_code` returns only once no call is in
+//!   progress.
+//! - **Results**: a tool with an output schema that returned a structured
+//!   value gives the program that value; otherwise the program gets the
+//!   result's text, and an error result rejects with its text. `run_code`
+//!   itself returns the printed lines and the returned value rendered like
+//!   Node's `util.inspect` ([`render_value`]), [`NO_OUTPUT`] when there is
+//!   neither, or on failure an error `code run failed (<kind>): <message>`
+//!   followed by the output printed before it.
+//!
+//! # Missing arguments
+//!
+//! The runtime delivers a call without an argument (or with `undefined`) as
+//! JSON `null`. If the tool's SDK parameter is optional (`args?:`, its
+//! schema accepts `{}`), the tool is dispatched with `{}`; otherwise the
+//! call is rejected inside the program with `tools.x expects an argument
+//! object; pass {} if it takes none` and nothing is dispatched.
+//!
+//! # TypeScript
+//!
+//! [`schema_ts`] renders JSON Schema as TypeScript types (total and
+//! deterministic) and [`render_sdk`] renders the `declare const tools: {
+//! ... };` block of a set of tools.
 
+mod assembly;
+mod bridge;
+mod events;
+mod hooks;
+mod mode;
+mod registry;
+mod render;
 pub mod schema_ts;
+mod sdk;
+mod tool;
 
+pub use runtime_host;
+pub use runtime_host::{AbortController, AbortSignal};
+
+pub use assembly::{Assembly, AssemblyError, TYPESCRIPT, WireTool};
+pub use bridge::{ABANDONED, NO_OUTPUT, NOT_DISPATCHED, RUN_SETTLED};
+pub use events::{DispatchEvent, EventSink, MAX_SUMMARY_CHARS};
+pub use hooks::HookDecision;
+pub use mode::{Mode, ModeError};
+pub use registry::{RegistryError, ToolRegistry};
+pub use render::render_value;
 pub use schema_ts::{ToolSignature, is_identifier, render_sdk, render_tool, schema_to_ts};
+pub use sdk::RUN_CODE;
+pub use tool::{ContentBlock, Tool, ToolCall, ToolContext, ToolHandler, ToolResult};

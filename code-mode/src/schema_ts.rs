@@ -153,7 +153,7 @@ pub fn render_tool(tool: &ToolSignature<'_>) -> String {
         out.push('\n');
     }
     let args = schema_to_ts(tool.input_schema, 1);
-    let optional = if accepts_empty_object(tool.input_schema, tool.input_schema) {
+    let optional = if args_are_optional(tool.input_schema) {
         "?"
     } else {
         ""
@@ -854,6 +854,12 @@ fn resolve_pointer<'v>(root: &'v Value, tokens: &[String]) -> Option<&'v Value> 
         };
     }
     Some(current)
+}
+
+/// Whether a tool with this input schema is declared with an optional
+/// parameter (`args?:`), so that a call without arguments means `{}`.
+pub(crate) fn args_are_optional(input_schema: &Value) -> bool {
+    accepts_empty_object(input_schema, input_schema)
 }
 
 /// Whether `{}` plainly satisfies `schema` (see [`render_tool`]); `root`

@@ -8,10 +8,10 @@ mod common;
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use code_mode::{ToolSignature, render_sdk, schema_to_ts};
+use code_mode::{Tool, ToolRegistry, ToolResult, ToolSignature, render_sdk, schema_to_ts};
 use common::Rng;
 
 /// The compiler to run, or `None` to skip.
@@ -104,6 +104,13 @@ fn golden_files_typecheck_under_strict() {
     fs::write(&random, random_renderings()).expect("writing random.ts");
     files.push(random);
 
+    typecheck(&tsc, &scratch, &files);
+    eprintln!("tsc accepted {} files", files.len());
+}
+
+/// Runs `tsc --noEmit --strict` over `files` with a tsconfig written to
+/// `scratch`, which is removed when they pass and kept for a look when not.
+fn typecheck(tsc: &Path, scratch: &Path, files: &[PathBuf]) {
     // A tsconfig so that no ambient `@types` from surrounding folders sneak in.
     let config = serde_json::json!({
         "compilerOptions": {
@@ -119,7 +126,7 @@ fn golden_files_typecheck_under_strict() {
     let config_path = scratch.join("tsconfig.json");
     fs::write(&config_path, config.to_string()).expect("writing tsconfig.json");
 
-    let output = Command::new(&tsc)
+    let output = Command::new(tsc)
         .arg("--project")
         .arg(&config_path)
         .args(["--noEmit", "--strict", "--pretty", "false"])
@@ -128,7 +135,7 @@ fn golden_files_typecheck_under_strict() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if output.status.success() {
-        let _ = fs::remove_dir_all(&scratch);
+        let _ = fs::remove_dir_all(scratch);
     }
     assert!(
         output.status.success(),
@@ -136,5 +143,77 @@ fn golden_files_typecheck_under_strict() {
         output.status,
         scratch.display()
     );
-    eprintln!("tsc accepted {} files", files.len());
+}
+
+/// A registry shaped like the one of `examples/code_agent.rs`.
+fn agent_registry() -> ToolRegistry {
+    let dir = serde_json::json!({
+        "type": "object",
+        "properties": {"dir": {"type": "string", "description": "Directory, relative to the workspace; default \".\"."}}
+    });
+    let path = serde_json::json!({
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "File path, relative to the workspace."}},
+        "required": ["path"]
+    });
+    let text = serde_json::json!({
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"]
+    });
+    let counts = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "words": {"type": "integer"},
+            "lines": {"type": "integer"},
+            "top": {"type": "array", "items": {"type": "object", "properties": {"word": {"type": "string"}, "count": {"type": "integer"}}, "required": ["word", "count"]}}
+        },
+        "required": ["words", "lines", "top"]
+    });
+    let noop = |_, _| async { ToolResult::text("") };
+    let mut registry = ToolRegistry::new();
+    for tool in [
+        Tool::new("list_files", "List the files in a directory.", dir, noop),
+        Tool::new("read_file", "Read a text file.", path.clone(), noop),
+        Tool::new("word_count", "Count words and lines.", text, noop)
+            .output_schema(counts)
+            .concurrency_safe(true),
+        Tool::new("delete_file", "Delete a file (always refused).", path, noop),
+    ] {
+        registry.register(tool).expect("unique names");
+    }
+    registry
+}
+
+#[test]
+fn a_registry_sdk_and_a_program_against_it_typecheck_under_strict() {
+    let Some(tsc) = tsc() else {
+        return;
+    };
+    let scratch = std::env::temp_dir().join(format!("code-mode-tsc-sdk-{}", std::process::id()));
+    fs::create_dir_all(&scratch).expect("scratch directory");
+    // `lib: es2022` has no `console`; the sandbox provides one.
+    let program = r#"
+declare const console: { log(...args: unknown[]): void };
+async function program(): Promise<unknown> {
+  const listing = await tools.list_files();
+  const names = listing.split("\n").filter((n) => n.endsWith(".txt"));
+  const counts = await Promise.all(
+    names.map(async (path) => ({ path, ...(await tools.word_count({ text: await tools.read_file({ path }) })) })),
+  );
+  try {
+    await tools.delete_file({ path: names[0] });
+  } catch (e) {
+    console.log((e as Error).message);
+  }
+  return counts.map((c) => `${c.path}: ${c.words} words, top ${c.top[0]?.word}`);
+}
+"#;
+    let source = format!(
+        "{}\n{program}\nexport {{}};\n",
+        agent_registry().sdk_declarations()
+    );
+    let file = scratch.join("sdk_program.ts");
+    fs::write(&file, source).expect("writing sdk_program.ts");
+    typecheck(&tsc, &scratch, &[file]);
 }

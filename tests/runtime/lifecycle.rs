@@ -78,7 +78,11 @@ async fn dispose_aborts_running_programs_and_refuses_new_ones() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(Arc::strong_count(&marker), 3, "both runs are in flight");
     runtime.dispose().await;
-    assert_eq!(Arc::strong_count(&marker), 1, "dispose returned before every guest stopped");
+    assert_eq!(
+        Arc::strong_count(&marker),
+        1,
+        "dispose returned before every guest stopped"
+    );
     for spinner in spinners {
         let result = spinner.await.unwrap().unwrap();
         assert_failure(&result, FailureKind::Abort, "the runtime was disposed");

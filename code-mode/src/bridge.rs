@@ -1,0 +1,421 @@
+//! The `run_code` bridge: one program run and the tool calls it makes.
+//!
+//! # A run's lifecycle
+//!
+//! 1. `run_code` gets its runtime (the same check as assembly) and its
+//!    `code`, and creates a [`Run`]: a run-scoped abort controller, a call
+//!    queue, and a count of the calls in progress.
+//! 2. The program runs with one binding namespace, `tools`, holding every
+//!    registry tool. The run-scoped signal is the request's signal; the
+//!    caller's signal is forwarded into it while the program runs.
+//! 3. Each call the program makes (see [`Run::call`]): normalise the
+//!    argument (a missing one is `{}` or a refusal), register as in progress
+//!    (refused once the run is closed: "not dispatched"), wait for a turn in
+//!    the queue (given up when the run-scoped signal fires: "abandoned"),
+//!    take the next sub-call number, dispatch through the registry's hooks
+//!    and handler (the handler's context carries the run-scoped signal),
+//!    record the dispatch event, and hand the program its value.
+//! 4. When the program settles, the run is closed with the reason "run
+//!    settled": later calls are not dispatched, queued ones are abandoned,
+//!    in-flight handlers see their signal fire. `run_code` then waits until
+//!    no call is in progress (the queue is drained) before it returns, so a
+//!    handler that ignores its signal holds `run_code` until it finishes.
+//!
+//! The queue is a fair (FIFO) read-write lock: a call of a concurrency-safe
+//! tool holds it shared, any other call holds it exclusively. So consecutive
+//! safe calls overlap, and no call overlaps an unsafe one.
+//!
+//! The runtime spawns each binding call on its own task and does not track
+//! it; the in-progress count is what lets `run_code` wait for them. Calls
+//! started together (`Promise.all`) take their turns in the order their
+//! tasks reach the queue.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use runtime_host::{
+    AbortController, AbortSignal, BindingError, BindingResult, CodeBindingFunction,
+    CodeBindingNamespace, CodeRunRequest, CodeRunResult, MisuseError,
+};
+use serde_json::{Value, json};
+use tokio::sync::{Notify, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::events::{DispatchEvent, summarize};
+use crate::registry::{ToolRegistry, normalize_arguments};
+use crate::render::render_value;
+use crate::sdk::RUN_CODE;
+use crate::tool::{Tool, ToolCall, ToolResult};
+
+/// The global the program reaches the tools through.
+const TOOLS_GLOBAL: &str = "tools";
+
+/// What a call made after the run ended is rejected with.
+pub const NOT_DISPATCHED: &str = "not dispatched: the run_code call has already finished";
+/// What a call still queued when the run ended is rejected with.
+pub const ABANDONED: &str = "abandoned: the run_code call ended before this call started";
+/// The run-scoped abort reason once the program has settled.
+pub const RUN_SETTLED: &str = "run settled";
+/// The run-scoped abort reason when the `run_code` future is dropped.
+const RUN_CANCELLED: &str = "the run_code call was cancelled";
+/// `run_code`'s text when the program printed nothing and returned nothing.
+pub const NO_OUTPUT: &str = "(no output: the program printed nothing and returned no value)";
+
+/// Runs a `run_code` call's program; see the module docs.
+pub(crate) async fn run_code(
+    registry: &ToolRegistry,
+    call_id: &str,
+    arguments: &Value,
+    signal: &AbortSignal,
+) -> ToolResult {
+    let runtime = match registry.code_runtime() {
+        Ok(runtime) => Arc::clone(runtime),
+        Err(error) => return ToolResult::error(error.to_string()),
+    };
+    let Some(code) = arguments.get("code").and_then(Value::as_str) else {
+        return ToolResult::error(format!(
+            "{RUN_CODE} expects {{\"code\": string}} (got {})",
+            summarize(&arguments.to_string())
+        ));
+    };
+
+    let run = Arc::new(Run::new(registry.clone(), call_id));
+    let settle = CloseOnDrop(Arc::clone(&run));
+    // A caller that has already given up gets no guest and no calls.
+    if let Some(reason) = signal.reason() {
+        run.controller.abort(reason);
+    }
+    let request = CodeRunRequest::new(code)
+        .binding(run.namespace())
+        .signal(run.signal.clone());
+    let execution = runtime.run(request);
+    tokio::pin!(execution);
+    let outcome = tokio::select! {
+        biased;
+        reason = signal.aborted(), if !run.signal.is_aborted() => {
+            run.controller.abort(reason);
+            execution.await
+        }
+        outcome = &mut execution => outcome,
+    };
+    run.close(RUN_SETTLED);
+    run.drained().await;
+    drop(settle);
+    tool_result(outcome)
+}
+
+/// One program run: its abort scope, its call queue, its calls in progress.
+struct Run {
+    registry: ToolRegistry,
+    parent_call_id: String,
+    controller: AbortController,
+    signal: AbortSignal,
+    queue: RwLock<()>,
+    state: Mutex<State>,
+    idle: Notify,
+}
+
+#[derive(Default)]
+struct State {
+    closed: bool,
+    in_progress: usize,
+    dispatched: u64,
+}
+
+/// A turn in the queue, held for the whole call.
+enum Turn<'a> {
+    Shared(#[expect(dead_code, reason = "held, not read")] RwLockReadGuard<'a, ()>),
+    Exclusive(#[expect(dead_code, reason = "held, not read")] RwLockWriteGuard<'a, ()>),
+}
+
+/// Counts a call as in progress while it lives.
+struct InProgress<'a>(&'a Run);
+
+impl Drop for InProgress<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.in_progress -= 1;
+        if state.in_progress == 0 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+/// Closes the run if `run_code` is dropped before it finishes.
+struct CloseOnDrop(Arc<Run>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close(RUN_CANCELLED);
+    }
+}
+
+impl Run {
+    fn new(registry: ToolRegistry, parent_call_id: &str) -> Self {
+        let controller = AbortController::new();
+        Self {
+            registry,
+            parent_call_id: parent_call_id.to_owned(),
+            signal: controller.signal(),
+            controller,
+            queue: RwLock::new(()),
+            state: Mutex::new(State::default()),
+            idle: Notify::new(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent across a panic: every update is one step.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The `tools` global: every registry tool, calling back into this run.
+    fn namespace(self: &Arc<Self>) -> CodeBindingNamespace {
+        let mut namespace = CodeBindingNamespace::new(TOOLS_GLOBAL);
+        for tool in self.registry.tools() {
+            let run = Arc::clone(self);
+            let name = tool.name().to_owned();
+            namespace.insert(
+                tool.name(),
+                CodeBindingFunction::new(move |arguments| {
+                    let run = Arc::clone(&run);
+                    let name = name.clone();
+                    async move { run.call(&name, arguments).await }
+                }),
+            );
+        }
+        namespace
+    }
+
+    /// One call the program made; see the module docs.
+    async fn call(&self, name: &str, arguments: Value) -> BindingResult {
+        let _in_progress = self.enter()?;
+        let Some(tool) = self.registry.tool(name) else {
+            return Err(BindingError::new(format!("unknown tool {name:?}")));
+        };
+        let arguments = normalize_arguments(tool, arguments)?;
+        let Some(_turn) = self.turn(tool.is_concurrency_safe()).await else {
+            return Err(ABANDONED.into());
+        };
+        let sub_call_id = self.next_sub_call_id();
+        // What is logged is what is dispatched: copied before the handler
+        // owns (and may change) the arguments.
+        let logged = arguments.clone();
+        let call = ToolCall::new(sub_call_id.clone(), name, arguments);
+        let result = self.registry.dispatch(call, self.signal.clone()).await;
+        let delivered = program_value(tool, &result);
+        let result_summary = match &delivered {
+            Ok(Value::String(text)) | Err(text) => summarize(text),
+            Ok(value) => summarize(&value.to_string()),
+        };
+        self.registry.record(DispatchEvent {
+            parent_call_id: self.parent_call_id.clone(),
+            sub_call_id,
+            name: name.to_owned(),
+            arguments: logged,
+            is_error: result.is_error,
+            result_summary,
+        });
+        delivered.map_err(BindingError::new)
+    }
+
+    /// Counts a call as in progress, unless the run is closed.
+    fn enter(&self) -> Result<InProgress<'_>, BindingError> {
+        let mut state = self.state();
+        if state.closed {
+            return Err(NOT_DISPATCHED.into());
+        }
+        state.in_progress += 1;
+        Ok(InProgress(self))
+    }
+
+    /// Waits for the call's turn in the queue; `None` once the run-scoped
+    /// signal has fired (the call is abandoned).
+    async fn turn(&self, concurrency_safe: bool) -> Option<Turn<'_>> {
+        let wait = async {
+            if concurrency_safe {
+                Turn::Shared(self.queue.read().await)
+            } else {
+                Turn::Exclusive(self.queue.write().await)
+            }
+        };
+        let turn = tokio::select! {
+            biased;
+            _ = self.signal.aborted() => return None,
+            turn = wait => turn,
+        };
+        // The turn may have come just as the run ended.
+        (!self.signal.is_aborted()).then_some(turn)
+    }
+
+    fn next_sub_call_id(&self) -> String {
+        let n = {
+            let mut state = self.state();
+            state.dispatched += 1;
+            state.dispatched
+        };
+        format!("{}:code:{n}", self.parent_call_id)
+    }
+
+    /// Ends the run: fires the run-scoped signal (if nothing fired it yet)
+    /// and refuses later calls.
+    fn close(&self, reason: &str) {
+        self.state().closed = true;
+        self.controller.abort(reason);
+    }
+
+    /// Resolves once no call is in progress.
+    async fn drained(&self) {
+        loop {
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if self.state().in_progress == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
+}
+
+/// What the program gets from a call: the structured value when the tool
+/// declares an output schema and gave one, else the result's text; an error
+/// result rejects with its text.
+fn program_value(tool: &Tool, result: &ToolResult) -> Result<Value, String> {
+    if result.is_error {
+        let text = result.text_content();
+        return Err(if text.is_empty() {
+            format!("tool {:?} failed without saying why", tool.name())
+        } else {
+            text
+        });
+    }
+    match (&result.structured, tool.get_output_schema()) {
+        (Some(value), Some(_)) => Ok(value.clone()),
+        _ => Ok(Value::String(result.text_content())),
+    }
+}
+
+/// `run_code`'s result for the run's outcome.
+///
+/// A failure is an error result whose text is `code run failed (<kind>):
+/// <message>` followed by the output printed before it, and whose structured
+/// value is `{kind, message, logs}`. A success is the printed lines followed
+/// by the rendered returned value (or [`NO_OUTPUT`]), with the structured
+/// value `{logs, value}`.
+fn tool_result(outcome: Result<CodeRunResult, MisuseError>) -> ToolResult {
+    let result = match outcome {
+        Ok(result) => result,
+        Err(error) => return ToolResult::error(format!("the code run could not start: {error}")),
+    };
+    if let Some(failure) = &result.error {
+        let mut text = format!("code run failed ({}): {}", failure.kind, failure.message);
+        if !result.logs.is_empty() {
+            text.push_str("\n\noutput before the failure:\n");
+            text.push_str(&result.logs.join("\n"));
+        }
+        return ToolResult::error(text).with_structured(json!({
+            "kind": failure.kind.as_str(),
+            "message": failure.message,
+            "logs": result.logs,
+        }));
+    }
+    let mut lines = result.logs.clone();
+    lines.extend(result.value.as_ref().map(render_value));
+    let text = if lines.is_empty() {
+        NO_OUTPUT.to_owned()
+    } else {
+        lines.join("\n")
+    };
+    let mut structured = json!({ "logs": result.logs });
+    if let (Some(value), Value::Object(map)) = (result.value, &mut structured) {
+        map.insert("value".to_owned(), value);
+    }
+    ToolResult::text(text).with_structured(structured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use runtime_host::{CodeRunFailure, FailureKind};
+    use serde_json::json;
+
+    fn run() -> Arc<Run> {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Tool::new("t", "", json!({}), |_, _| async {
+                ToolResult::text("ran")
+            }))
+            .unwrap();
+        Arc::new(Run::new(registry, "call_1"))
+    }
+
+    #[tokio::test]
+    async fn a_call_after_the_run_closed_is_not_dispatched() {
+        let run = run();
+        assert_eq!(run.call("t", json!({})).await, Ok(json!("ran")));
+        run.close(RUN_SETTLED);
+        assert_eq!(run.call("t", json!({})).await, Err(NOT_DISPATCHED.into()));
+        assert_eq!(run.signal.reason().as_deref(), Some(RUN_SETTLED));
+        run.drained().await;
+    }
+
+    #[tokio::test]
+    async fn a_queued_call_is_abandoned_when_the_run_closes() {
+        let run = run();
+        let held = run.turn(false).await.unwrap();
+        let queued = tokio::spawn({
+            let run = Arc::clone(&run);
+            async move { run.call("t", json!({})).await }
+        });
+        // Wait until the queued call is counted, then end the run.
+        while run.state().in_progress == 0 {
+            tokio::task::yield_now().await;
+        }
+        run.close(RUN_SETTLED);
+        run.drained().await;
+        assert_eq!(queued.await.unwrap(), Err(ABANDONED.into()));
+        drop(held);
+        assert_eq!(run.state().dispatched, 0);
+    }
+
+    #[test]
+    fn a_failure_keeps_its_kind_and_logs() {
+        let result = tool_result(Ok(CodeRunResult {
+            value: None,
+            logs: vec!["step 1".into()],
+            error: Some(failure(FailureKind::Exception, "Error: boom")),
+            fuel_consumed: 1,
+        }));
+        assert!(result.is_error);
+        assert_eq!(
+            result.text_content(),
+            "code run failed (exception): Error: boom\n\noutput before the failure:\nstep 1"
+        );
+        assert_eq!(
+            result.structured,
+            Some(json!({"kind": "exception", "message": "Error: boom", "logs": ["step 1"]}))
+        );
+    }
+
+    #[test]
+    fn a_success_is_the_logs_then_the_rendered_value() {
+        let result = tool_result(Ok(CodeRunResult {
+            value: Some(json!({"a": [1, 2]})),
+            logs: vec!["hi".into()],
+            error: None,
+            fuel_consumed: 1,
+        }));
+        assert!(!result.is_error);
+        assert_eq!(result.text_content(), "hi\n{ a: [ 1, 2 ] }");
+        assert_eq!(
+            result.structured,
+            Some(json!({"logs": ["hi"], "value": {"a": [1, 2]}}))
+        );
+    }
+
+    fn failure(kind: FailureKind, message: &str) -> CodeRunFailure {
+        CodeRunFailure {
+            kind,
+            message: message.to_owned(),
+        }
+    }
+}
