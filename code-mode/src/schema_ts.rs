@@ -182,59 +182,8 @@ pub fn is_identifier(name: &str) -> bool {
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$');
     starts_well
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
-        && !RESERVED_WORDS.contains(&name)
+        && !runtime_host::is_reserved_word(name)
 }
-
-/// ECMAScript reserved words, including those reserved only in strict mode
-/// or in modules (`await`, `let`, `static`, `yield`, ...).
-const RESERVED_WORDS: &[&str] = &[
-    "await",
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "implements",
-    "import",
-    "in",
-    "instanceof",
-    "interface",
-    "let",
-    "new",
-    "null",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "return",
-    "static",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "yield",
-];
 
 /// A property key: bare when it is an identifier, otherwise a string literal.
 fn property_key(name: &str) -> String {

@@ -6,9 +6,9 @@ use crate::error::MisuseError;
 use crate::guest::Namespace;
 use crate::request::{CodeBindingFunction, CodeBindingNamespace};
 
-/// Words a global binding may not take: JavaScript's reserved words, the
-/// globals the program and the runtime rely on, and `console`.
-const RESERVED: &[&str] = &[
+/// ECMAScript reserved words, including those reserved only in strict mode
+/// or in modules (`await`, `let`, `static`, `yield`, ...).
+const RESERVED_WORDS: &[&str] = &[
     "await",
     "break",
     "case",
@@ -55,6 +55,11 @@ const RESERVED: &[&str] = &[
     "while",
     "with",
     "yield",
+];
+
+/// Globals the program and the runtime rely on, which a binding namespace
+/// must not replace.
+const RUNTIME_GLOBALS: &[&str] = &[
     "arguments",
     "eval",
     "undefined",
@@ -63,6 +68,11 @@ const RESERVED: &[&str] = &[
     "globalThis",
     "console",
 ];
+
+/// Whether `word` is an ECMAScript reserved word (in any mode).
+pub fn is_reserved_word(word: &str) -> bool {
+    RESERVED_WORDS.contains(&word)
+}
 
 /// What the guest is told about the bindings, and the functions behind them
 /// in the same order.
@@ -110,7 +120,7 @@ fn check_global(global: &str) -> Result<(), MisuseError> {
     if !starts(first) || !chars.all(continues) {
         return Err(invalid("it is not a JavaScript identifier"));
     }
-    if RESERVED.contains(&global) {
+    if is_reserved_word(global) || RUNTIME_GLOBALS.contains(&global) {
         return Err(invalid(
             "it is a reserved word or a global the runtime needs",
         ));

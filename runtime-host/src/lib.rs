@@ -76,6 +76,7 @@ mod wasm_runtime;
 use futures::future::BoxFuture;
 
 pub use abort::{AbortController, AbortSignal};
+pub use bindings::is_reserved_word;
 pub use config::RuntimeConfig;
 pub use error::{ConfigError, MisuseError, RuntimeError};
 pub use request::{
