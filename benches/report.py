@@ -17,10 +17,10 @@ CRITERION = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / 
 
 
 def median_ns(group, bench=None):
-    path = CRITERION / group / (bench or "") / "new" / "estimates.json"
-    if bench is None:
-        path = CRITERION / group / "new" / "estimates.json"
-    with open(path) as f:
+    path = CRITERION / group
+    if bench is not None:
+        path = path / bench
+    with open(path / "new" / "estimates.json") as f:
         return json.load(f)["median"]["point_estimate"]
 
 
@@ -31,7 +31,7 @@ def fmt(ns):
 
 
 def main():
-    cold = median_ns("cold_run", "return_1_plus_1")
+    cold = median_ns("cold_run_return_1_plus_1")
     calls = median_ns("binding_round_trip_1000", "binding_calls")
     resolved = median_ns("binding_round_trip_1000", "baseline_resolved_promises")
     fib_wasm = median_ns("fib27", "coderun_wasm")
@@ -68,6 +68,7 @@ def main():
     print(table)
     (ROOT / "benches" / "RESULTS.md").write_text(
         "# Benchmark results\n\nWritten by `make bench` (benches/report.py) from criterion's medians.\n\n"
+        + (os.environ.get("CODERUN_BENCH_NOTE", "") + "\n\n" if os.environ.get("CODERUN_BENCH_NOTE") else "")
         + table + "\n")
     return 0
 
