@@ -17,7 +17,8 @@ PATCHED_SYS := $(PATCHED_DIR)/$(RQUICKJS_SYS)
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 GUEST_RAW := $(TARGET_DIR)/wasm32-wasip2/release/guest_js_engine.wasm
 GUEST_SNAPSHOT := $(TARGET_DIR)/guest/coderun-guest.wasm
-GUEST_SOURCES := $(shell find guest-js-engine/src guest-js-engine/patches wit -type f) guest-js-engine/Cargo.toml
+GUEST_SOURCES := $(shell find guest-js-engine/src guest-js-engine/patches wit xtask/src -type f) \
+	guest-js-engine/Cargo.toml guest-js-engine/Cargo.lock guest-js-engine/build.rs
 GUEST_ENV := RQUICKJS_SYS_NO_WASI_SDK=1 \
 	CC_wasm32_wasip2=clang-19 AR_wasm32_wasip2=llvm-ar-19 \
 	CFLAGS_wasm32_wasip2="--sysroot=$(WASI_SYSROOT)"
