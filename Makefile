@@ -23,7 +23,7 @@ GUEST_ENV := RQUICKJS_SYS_NO_WASI_SDK=1 \
 	CC_wasm32_wasip2=clang-19 AR_wasm32_wasip2=llvm-ar-19 \
 	CFLAGS_wasm32_wasip2="--sysroot=$(WASI_SYSROOT)"
 
-.PHONY: toolchain guest typescript build test lint bench bless demo ci clean-guest
+.PHONY: toolchain guest typescript mcp-servers build test lint bench bless demo ci clean-guest
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -73,7 +73,17 @@ $(TSC): tools/typescript/package.json tools/typescript/package-lock.json
 	cd tools/typescript && npm ci --no-audit --no-fund --silent
 	touch $@
 
-test: guest $(TSC)
+## mcp-servers: the published MCP servers (pinned in
+## tools/mcp-servers/package-lock.json) that the tests and the demo run as
+## upstreams of `coderun mcp`.
+MCP_SERVERS := $(CURDIR)/tools/mcp-servers/node_modules/.package-lock.json
+mcp-servers: $(MCP_SERVERS)
+$(MCP_SERVERS): tools/mcp-servers/package.json tools/mcp-servers/package-lock.json
+	command -v npm >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nodejs npm; }
+	cd tools/mcp-servers && npm ci --no-audit --no-fund --silent
+	touch $@
+
+test: guest $(TSC) $(MCP_SERVERS)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
 
 ## bless: regenerate the golden TypeScript of the schema tests.
@@ -92,9 +102,13 @@ bench: guest
 	$(CARGO) bench --locked --bench runtime
 	python3 benches/report.py
 
-## demo: set everything up and run the example program through the CLI.
-demo: guest
-	$(CARGO) run --quiet --locked -- run examples/hello.ts
+## demo: set everything up, run the example program through the CLI, then
+## start the example MCP servers behind `coderun mcp`'s gateway and show what
+## the model is offered instead of their tool lists.
+demo: guest $(MCP_SERVERS)
+	$(CARGO) build --quiet --locked --release --bin coderun
+	$(TARGET_DIR)/release/coderun run examples/hello.ts
+	$(TARGET_DIR)/release/coderun sdk --config examples/mcp-servers.json --stats
 
 ci: lint test
 

@@ -1,7 +1,8 @@
 //! coderun: run model-written TypeScript in a QuickJS-in-wasm sandbox.
 //!
 //! This crate is the `coderun` command-line tool and a façade over the
-//! libraries: [`runtime`] is the embeddable runtime (`runtime-host`).
+//! libraries: [`runtime`] is the embeddable runtime (`runtime-host`), and
+//! [`mcp`] is `coderun mcp`, the Code Mode server in front of MCP servers.
 //!
 //! ```
 //! use coderun::runtime::{CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
@@ -18,6 +19,7 @@
 pub use runtime_host as runtime;
 
 pub mod demo;
+pub mod mcp;
 
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

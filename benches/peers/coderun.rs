@@ -1,0 +1,351 @@
+//! The coderun side of `make bench-peers`: measures coderun (this build,
+//! default configuration, fuel on) and native QuickJS (rquickjs, the same
+//! QuickJS compiled for this machine instead of wasm) on the workloads of
+//! `benches/peers/programs/`, the way `benches/peers/common.mjs` measures the
+//! Node-hosted peers, and prints one JSON object on stdout.
+//!
+//! ```sh
+//! cargo bench --bench peers -- [cold] [calls] [cpu] [concurrent] [abort]
+//! ```
+//!
+//! With no workload named, all of them run. Progress goes to stderr.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail, ensure};
+use runtime_host::{
+    AbortController, BindingError, CodeBindingNamespace, CodeRunRequest, CodeRunResult,
+    CodeRuntime, FailureKind, RuntimeConfig, WasmCodeRuntime,
+};
+use serde_json::{Map, Value, json};
+use tokio::sync::Semaphore;
+
+const COLD: &str = include_str!("programs/cold.js");
+const CALLS: &str = include_str!("programs/calls.js");
+const CALLS_BASELINE: &str = include_str!("programs/calls-baseline.js");
+const CONCURRENT: &str = include_str!("programs/concurrent.js");
+const SPIN: &str = include_str!("programs/spin.js");
+const CPU: [(&str, &str); 3] = [
+    ("fib", include_str!("programs/fib.js")),
+    ("json", include_str!("programs/json.js")),
+    ("sort", include_str!("programs/sort.js")),
+];
+/// The binding calls `calls.js` makes.
+const CALLS_PER_RUN: f64 = 1000.0;
+const WORKLOADS: [&str; 5] = ["cold", "calls", "cpu", "concurrent", "abort"];
+
+fn main() -> anyhow::Result<()> {
+    // `cargo bench` passes `--bench`; anything else is a workload name.
+    let asked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    for arg in &asked {
+        ensure!(
+            WORKLOADS.contains(&arg.as_str()),
+            "unknown workload {arg} (known: {})",
+            WORKLOADS.join(", ")
+        );
+    }
+    let wanted = |workload: &str| asked.is_empty() || asked.iter().any(|a| a == workload);
+
+    // A multi-threaded runtime, as `#[tokio::main]` gives an embedder.
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let config = RuntimeConfig::default();
+    let mut coderun = Map::new();
+    coderun.insert("fuel".into(), json!(config.get_fuel()));
+    // RuntimeConfig validates fuel as positive and has no switch to turn
+    // metering off, so there is no fuel-off build to measure.
+    coderun.insert(
+        "fuel_off".into(),
+        json!("n/a: RuntimeConfig cannot turn fuel metering off"),
+    );
+    tokio.block_on(async {
+        let runtime = WasmCodeRuntime::new(config).context("building the runtime")?;
+        if wanted("cold") {
+            progress("coderun: cold");
+            coderun.insert("cold".into(), cold(&runtime, 2000, 50).await?);
+        }
+        if wanted("calls") {
+            progress("coderun: calls");
+            coderun.insert("calls".into(), calls(&runtime, 10).await?);
+        }
+        if wanted("cpu") {
+            progress("coderun: cpu");
+            coderun.insert("cpu".into(), cpu(&runtime, 3).await?);
+        }
+        if wanted("concurrent") {
+            progress("coderun: concurrent");
+            coderun.insert("concurrent".into(), concurrent(&runtime, 1000).await?);
+        }
+        if wanted("abort") {
+            progress("coderun: abort");
+            coderun.insert("abort".into(), abort(&runtime, 20).await?);
+        }
+        anyhow::Ok(())
+    })?;
+
+    let mut report = Map::new();
+    report.insert("coderun".into(), Value::Object(coderun));
+    if wanted("cpu") {
+        progress("native QuickJS: cpu");
+        let quickjs = json!({ "version": "rquickjs 0.14.0 (native)", "cpu": native_cpu(3)? });
+        report.insert("native QuickJS".into(), quickjs);
+    }
+    println!("{}", Value::Object(report));
+    Ok(())
+}
+
+fn progress(message: &str) {
+    eprintln!("  {message}");
+}
+
+/// Nearest-rank percentile of `samples` (milliseconds), `p` in [0, 1].
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn median(samples: &[f64]) -> f64 {
+    percentile(samples, 0.5)
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn echo_tools() -> CodeBindingNamespace {
+    CodeBindingNamespace::new("tools").function("echo", |args| async move { Ok(args) })
+}
+
+/// Runs `request` and checks that it returned `expected` (when given).
+async fn timed_run(
+    runtime: &WasmCodeRuntime,
+    request: CodeRunRequest,
+    expected: Option<&Value>,
+) -> anyhow::Result<(f64, CodeRunResult)> {
+    let start = Instant::now();
+    let result = runtime.run(request).await?;
+    let elapsed = ms(start.elapsed());
+    if let Some(expected) = expected
+        && result.value.as_ref() != Some(expected)
+    {
+        bail!("expected {expected}, got {result:?}");
+    }
+    Ok((elapsed, result))
+}
+
+/// W1: `runs` sequential cold runs of `return 1 + 1`, after `warmup`.
+async fn cold(runtime: &WasmCodeRuntime, runs: usize, warmup: usize) -> anyhow::Result<Value> {
+    let two = json!(2);
+    for _ in 0..warmup {
+        timed_run(runtime, CodeRunRequest::new(COLD), Some(&two)).await?;
+    }
+    let mut samples = Vec::with_capacity(runs);
+    let start = Instant::now();
+    for _ in 0..runs {
+        let (elapsed, _) = timed_run(runtime, CodeRunRequest::new(COLD), Some(&two)).await?;
+        samples.push(elapsed);
+    }
+    let total = start.elapsed().as_secs_f64();
+    Ok(json!({
+        "runs": runs,
+        "p50_us": median(&samples) * 1000.0,
+        "p99_us": percentile(&samples, 0.99) * 1000.0,
+        "runs_per_s": runs as f64 / total,
+    }))
+}
+
+/// W2: the median run of 1,000 awaited binding calls, minus the median run
+/// of the same loop awaiting resolved promises, per call.
+async fn calls(runtime: &WasmCodeRuntime, reps: usize) -> anyhow::Result<Value> {
+    let sum = json!(499500);
+    let (mut calls, mut baseline) = (Vec::new(), Vec::new());
+    for rep in 0..=reps {
+        let request = CodeRunRequest::new(CALLS).binding(echo_tools());
+        let (a, _) = timed_run(runtime, request, Some(&sum)).await?;
+        let request = CodeRunRequest::new(CALLS_BASELINE).binding(echo_tools());
+        let (b, _) = timed_run(runtime, request, Some(&sum)).await?;
+        // the first pair is a warm-up
+        if rep > 0 {
+            calls.push(a);
+            baseline.push(b);
+        }
+    }
+    Ok(json!({
+        "us_per_call": (median(&calls) - median(&baseline)) * 1000.0 / CALLS_PER_RUN,
+        "run_ms": median(&calls),
+        "baseline_ms": median(&baseline),
+    }))
+}
+
+/// W3: the median time of each CPU program over `reps` runs (one warm-up).
+async fn cpu(runtime: &WasmCodeRuntime, reps: usize) -> anyhow::Result<Value> {
+    let mut out = Map::new();
+    for (name, program) in CPU {
+        let mut samples = Vec::new();
+        let mut value = Value::Null;
+        for rep in 0..=reps {
+            let (elapsed, result) = timed_run(runtime, CodeRunRequest::new(program), None).await?;
+            if let Some(error) = result.error {
+                bail!("{name}: {error}");
+            }
+            if rep > 0 {
+                samples.push(elapsed);
+            }
+            value = result.value.unwrap_or(Value::Null);
+        }
+        out.insert(
+            name.into(),
+            json!({ "ms": median(&samples), "value": value }),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// W3 on native QuickJS: a fresh runtime and context per run, the program as
+/// the body of an async function, its promise driven to the end.
+fn native_cpu(reps: usize) -> anyhow::Result<Value> {
+    let mut out = Map::new();
+    for (name, program) in CPU {
+        let mut samples = Vec::new();
+        let mut value = 0.0;
+        for rep in 0..=reps {
+            let start = Instant::now();
+            let runtime = rquickjs::Runtime::new()?;
+            let context = rquickjs::Context::full(&runtime)?;
+            value = context
+                .with(|ctx| {
+                    let promise: rquickjs::Promise =
+                        ctx.eval(format!("(async () => {{\n{program}\n}})()"))?;
+                    promise.finish::<f64>()
+                })
+                .with_context(|| format!("native QuickJS running {name}"))?;
+            if rep > 0 {
+                samples.push(ms(start.elapsed()));
+            }
+        }
+        // The checksums are integers; print them as the other peers do.
+        let value = if value.fract() == 0.0 {
+            json!(value as i64)
+        } else {
+            json!(value)
+        };
+        out.insert(
+            name.into(),
+            json!({ "ms": median(&samples), "value": value }),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// The process's resident set, from /proc (Linux).
+fn rss_bytes() -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .context("no VmRSS in /proc/self/status")?;
+    let kib: u64 = line
+        .trim_start_matches("VmRSS:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()?;
+    Ok(kib * 1024)
+}
+
+/// W4: `runs` runs at once, each awaiting `tools.echo`, which holds every
+/// call until all runs have made theirs; the resident set is sampled then,
+/// with every run alive.
+async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Value> {
+    let arrived = Arc::new(Semaphore::new(0));
+    let release = Arc::new(Semaphore::new(0));
+    let tools = {
+        let (arrived, release) = (arrived.clone(), release.clone());
+        CodeBindingNamespace::new("tools").function("echo", move |args| {
+            let (arrived, release) = (arrived.clone(), release.clone());
+            async move {
+                arrived.add_permits(1);
+                let permit = release
+                    .acquire()
+                    .await
+                    .map_err(|e| BindingError::new(e.to_string()))?;
+                permit.forget();
+                Ok(args)
+            }
+        })
+    };
+    // A few runs first, so that what any first run pages in is not counted.
+    for _ in 0..3 {
+        let request = CodeRunRequest::new(CONCURRENT).binding(echo_tools());
+        timed_run(runtime, request, Some(&json!(1))).await?;
+    }
+    let rss_before = rss_bytes()?;
+    let start = Instant::now();
+    let pending: Vec<_> = (0..runs)
+        .map(|_| {
+            let runtime = runtime.clone();
+            let request = CodeRunRequest::new(CONCURRENT).binding(tools.clone());
+            tokio::spawn(async move { runtime.run(request).await })
+        })
+        .collect();
+    let all = u32::try_from(runs)?;
+    let barrier = tokio::time::timeout(Duration::from_secs(120), arrived.acquire_many(all)).await;
+    let arrived_count = match barrier {
+        Ok(_) => runs,
+        Err(_) => arrived.available_permits(),
+    };
+    let rss_peak = rss_bytes()?;
+    release.add_permits(runs);
+    let mut completed = 0;
+    for run in pending {
+        if let Ok(Ok(result)) = run.await
+            && result.value == Some(json!(1))
+        {
+            completed += 1;
+        }
+    }
+    let total_ms = ms(start.elapsed());
+    let delta_mib = (rss_peak as f64 - rss_before as f64) / (1024.0 * 1024.0);
+    Ok(json!({
+        "runs": runs,
+        "completed": completed,
+        "arrived": arrived_count,
+        "total_ms": total_ms,
+        "rss_delta_mib": delta_mib,
+        "mib_per_run": delta_mib / runs as f64,
+    }))
+}
+
+/// W5: from firing the abort signal, 20 ms into a spinning program, to the
+/// run's result.
+async fn abort(runtime: &WasmCodeRuntime, reps: usize) -> anyhow::Result<Value> {
+    let mut samples = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let controller = AbortController::new();
+        let request = CodeRunRequest::new(SPIN).signal(controller.signal());
+        let runner = runtime.clone();
+        let run = tokio::spawn(async move { runner.run(request).await });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let requested = Instant::now();
+        controller.abort("bench");
+        let result = run.await??;
+        samples.push(ms(requested.elapsed()));
+        let kind = result.error.as_ref().map(|e| e.kind);
+        ensure!(
+            kind == Some(FailureKind::Abort),
+            "the spinning run was not aborted: {result:?}"
+        );
+    }
+    Ok(json!({
+        "samples": reps,
+        "p50_ms": median(&samples),
+        "max_ms": samples.iter().copied().fold(0.0, f64::max),
+    }))
+}

@@ -1,0 +1,387 @@
+//! One upstream MCP server: started (or connected to), its tools listed, and
+//! each tool offered to Code Mode as a [`Tool`] whose handler forwards the
+//! call.
+
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use code_mode::{ContentBlock, Tool, ToolContext, ToolResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{Peer, RoleClient, ServiceError, ServiceExt as _};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt as _, BufReader};
+
+use super::config::ServerSpec;
+
+/// How many lines of an upstream's stderr are kept to explain its failure.
+const STDERR_TAIL_LINES: usize = 8;
+/// Longest stderr line kept, in bytes.
+const STDERR_LINE_BYTES: usize = 400;
+
+/// Why an upstream could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("upstream {name:?} ({target}) {reason}")]
+pub struct UpstreamError {
+    /// The upstream's name.
+    pub name: String,
+    /// How it is reached: its command line or URL.
+    pub target: String,
+    /// What went wrong, with the end of its stderr when there is any.
+    pub reason: String,
+}
+
+/// A connected upstream server and the tools it listed.
+pub struct Upstream {
+    name: String,
+    service: RunningService<RoleClient, ClientConfig>,
+    tools: Vec<rmcp::model::Tool>,
+    stderr: StderrTail,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("name", &self.name)
+            .field("tools", &self.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The last lines an upstream wrote to stderr.
+#[derive(Clone, Default)]
+struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: &str) {
+        let mut line = line.trim_end().to_owned();
+        if line.len() > STDERR_LINE_BYTES {
+            let mut end = STDERR_LINE_BYTES;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            line.truncate(end);
+            line.push('…');
+        }
+        let mut lines = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if lines.len() == STDERR_TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    /// `; its stderr ended with: ...`, or nothing when it wrote none.
+    fn explain(&self) -> String {
+        let lines = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if lines.is_empty() {
+            return String::new();
+        }
+        let joined: Vec<&str> = lines.iter().map(String::as_str).collect();
+        format!("; its stderr ended with: {}", joined.join(" | "))
+    }
+}
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("coderun", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+impl Upstream {
+    /// Starts or connects to the upstream `name`, completes the MCP
+    /// handshake and lists its tools (every page), all within `timeout`.
+    pub async fn connect(
+        name: &str,
+        spec: &ServerSpec,
+        timeout: Duration,
+    ) -> Result<Upstream, UpstreamError> {
+        let fail = |reason: String| UpstreamError {
+            name: name.to_owned(),
+            target: spec.describe(),
+            reason,
+        };
+        let stderr = StderrTail::default();
+        let connecting = async {
+            let service = match spec {
+                ServerSpec::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let mut process = tokio::process::Command::new(command);
+                    process.args(args).envs(env).kill_on_drop(true);
+                    if let Some(cwd) = cwd {
+                        process.current_dir(cwd);
+                    }
+                    let (transport, child_stderr) = TokioChildProcess::builder(process)
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .map_err(|error| format!("could not be started: {error}"))?;
+                    if let Some(child_stderr) = child_stderr {
+                        forward_stderr(name.to_owned(), child_stderr, stderr.clone());
+                    }
+                    client_config().serve(transport).await.map_err(|error| {
+                        format!(
+                            "did not complete the MCP handshake ({error}){}",
+                            stderr.explain()
+                        )
+                    })?
+                }
+                ServerSpec::Http { url, headers } => {
+                    let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                    config.custom_headers = http_headers(headers)?;
+                    let transport = StreamableHttpClientTransport::from_config(config);
+                    client_config()
+                        .serve(transport)
+                        .await
+                        .map_err(|error| format!("did not complete the MCP handshake ({error})"))?
+                }
+            };
+            let tools = service.peer().list_all_tools().await.map_err(|error| {
+                format!("could not list its tools ({error}){}", stderr.explain())
+            })?;
+            Ok::<_, String>((service, tools))
+        };
+        let (service, tools) = match tokio::time::timeout(timeout, connecting).await {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(reason)) => return Err(fail(reason)),
+            Err(_) => {
+                return Err(fail(format!(
+                    "did not start and list its tools within {}{}",
+                    seconds(timeout),
+                    stderr.explain()
+                )));
+            }
+        };
+        Ok(Upstream {
+            name: name.to_owned(),
+            service,
+            tools,
+            stderr,
+        })
+    }
+
+    /// The upstream's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tools it listed, as it listed them.
+    pub fn listed_tools(&self) -> &[rmcp::model::Tool] {
+        &self.tools
+    }
+
+    /// Its tools as Code Mode tools: named `<prefix>_<tool>` (or as listed
+    /// when `prefix` is `None`), with the upstream's description and
+    /// schemas; read-only tools (annotated `readOnlyHint`) may overlap.
+    /// Each call is forwarded with `call_timeout`.
+    pub fn code_mode_tools(&self, prefix: Option<&str>, call_timeout: Duration) -> Vec<Tool> {
+        self.tools
+            .iter()
+            .map(|listed| {
+                let name = match prefix {
+                    Some(prefix) => format!("{prefix}_{}", listed.name),
+                    None => listed.name.to_string(),
+                };
+                let forward = Forward {
+                    upstream: self.name.clone(),
+                    tool: listed.name.to_string(),
+                    peer: self.service.peer().clone(),
+                    stderr: self.stderr.clone(),
+                    call_timeout,
+                    structured: listed.output_schema.is_some(),
+                };
+                let forward = Arc::new(forward);
+                let mut tool = Tool::new(
+                    name,
+                    listed.description.as_deref().unwrap_or_default(),
+                    Value::Object((*listed.input_schema).clone()),
+                    move |args, ctx| {
+                        let forward = Arc::clone(&forward);
+                        async move { forward.call(args, ctx).await }
+                    },
+                );
+                if let Some(schema) = &listed.output_schema {
+                    tool = tool.output_schema(Value::Object((**schema).clone()));
+                }
+                let read_only = listed
+                    .annotations
+                    .as_ref()
+                    .and_then(|annotations| annotations.read_only_hint)
+                    .unwrap_or(false);
+                tool.concurrency_safe(read_only)
+            })
+            .collect()
+    }
+
+    /// Closes the connection (and stops a child process).
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+/// Everything one forwarded tool needs.
+struct Forward {
+    upstream: String,
+    tool: String,
+    peer: Peer<RoleClient>,
+    stderr: StderrTail,
+    call_timeout: Duration,
+    structured: bool,
+}
+
+impl Forward {
+    async fn call(&self, args: Value, ctx: ToolContext) -> ToolResult {
+        let mut params = CallToolRequestParams::new(self.tool.clone());
+        match args {
+            Value::Object(arguments) => params = params.with_arguments(arguments),
+            Value::Null => {}
+            other => {
+                return ToolResult::error(format!(
+                    "{} takes an argument object, not {}",
+                    self.tool,
+                    json_kind(&other)
+                ));
+            }
+        }
+        // Dropping the call future (abort or timeout) makes rmcp send the
+        // upstream `notifications/cancelled` for the request.
+        let call = tokio::time::timeout(self.call_timeout, self.peer.call_tool(params));
+        tokio::select! {
+            outcome = call => match outcome {
+                Ok(Ok(result)) => self.convert(result),
+                Ok(Err(error)) => ToolResult::error(self.explain(&error)),
+                Err(_) => ToolResult::error(format!(
+                    "upstream {:?} did not answer a call of its tool {:?} within {}; the call was cancelled",
+                    self.upstream,
+                    self.tool,
+                    seconds(self.call_timeout)
+                )),
+            },
+            reason = ctx.signal().aborted() => {
+                tracing::info!(upstream = %self.upstream, tool = %self.tool, "call cancelled: {reason}");
+                ToolResult::error(format!("the call was cancelled: {reason}"))
+            }
+        }
+    }
+
+    fn explain(&self, error: &ServiceError) -> String {
+        let what = match error {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                "lost the connection (the server exited or closed it)".to_owned()
+            }
+            ServiceError::McpError(data) => format!("answered with an error: {}", data.message),
+            other => format!("failed: {other}"),
+        };
+        format!(
+            "upstream {:?} {what} during a call of its tool {:?}{}",
+            self.upstream,
+            self.tool,
+            self.stderr.explain()
+        )
+    }
+
+    /// The upstream's result as Code Mode's: its content blocks (text as
+    /// text, other kinds described), its error flag, and its structured
+    /// content when the tool declares an output schema.
+    fn convert(&self, result: CallToolResult) -> ToolResult {
+        let content = result
+            .content
+            .iter()
+            .map(|block| ContentBlock::Text {
+                text: block_text(block),
+            })
+            .collect();
+        let mut converted = ToolResult::text("");
+        converted.content = content;
+        converted.is_error = result.is_error.unwrap_or(false);
+        if self.structured && !converted.is_error {
+            converted.structured = result.structured_content;
+        }
+        converted
+    }
+}
+
+/// A content block as text: text as is, anything else described.
+fn block_text(block: &rmcp::model::ContentBlock) -> String {
+    use rmcp::model::ContentBlock as Block;
+    match block {
+        Block::Text(text) => text.text.clone(),
+        Block::Image(image) => format!(
+            "[image {}, {} bytes of base64]",
+            image.mime_type,
+            image.data.len()
+        ),
+        Block::Audio(audio) => format!(
+            "[audio {}, {} bytes of base64]",
+            audio.mime_type,
+            audio.data.len()
+        ),
+        Block::Resource(embedded) => match &embedded.resource {
+            rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
+            rmcp::model::ResourceContents::BlobResourceContents { uri, blob, .. } => {
+                format!("[resource {uri}, {} bytes of base64]", blob.len())
+            }
+            #[allow(unreachable_patterns)]
+            _ => "[resource]".to_owned(),
+        },
+        Block::ResourceLink(link) => format!("[resource link {}]", link.uri),
+        #[allow(unreachable_patterns)]
+        _ => "[content of a kind coderun does not render]".to_owned(),
+    }
+}
+
+fn http_headers(
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let header = http::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("has an invalid header name {name:?}"))?;
+            let value = http::HeaderValue::from_str(value)
+                .map_err(|_| format!("has an invalid value for header {name:?}"))?;
+            Ok((header, value))
+        })
+        .collect()
+}
+
+/// Forwards an upstream's stderr to coderun's log, keeping its tail.
+fn forward_stderr(name: String, stderr: tokio::process::ChildStderr, tail: StderrTail) {
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::info!(upstream = %name, "{line}");
+            tail.push(&line);
+        }
+    });
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{}s", duration.as_secs_f64())
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

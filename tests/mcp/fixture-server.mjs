@@ -1,0 +1,75 @@
+// A small MCP server over stdio (one JSON-RPC message per line) whose tools
+// misbehave on purpose, for the failure tests of `coderun mcp`:
+//
+//   echo   answers with its `text` argument;
+//   fail   answers with an error result (`isError`);
+//   crash  makes the server exit in the middle of the call;
+//   wait   never answers; when the call is cancelled
+//          (`notifications/cancelled`), writes `cancelled <request id>` to
+//          the file named by FIXTURE_EVENTS (and `started <id>` when it
+//          starts, so a test knows the call is in flight).
+//
+// With FIXTURE_EXIT_AT_START set, it exits with status 3 before reading
+// anything, like a server that cannot start.
+
+import { appendFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+if (process.env.FIXTURE_EXIT_AT_START) {
+  process.stderr.write('fixture: refusing to start (FIXTURE_EXIT_AT_START)\n');
+  process.exit(3);
+}
+
+const events = process.env.FIXTURE_EVENTS;
+const record = (line) => {
+  if (events) appendFileSync(events, line + '\n');
+};
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+const object = (properties, required = []) => ({ type: 'object', properties, required });
+
+const tools = [
+  { name: 'echo', description: 'Answer with the text.', inputSchema: object({ text: { type: 'string' } }, ['text']) },
+  { name: 'fail', description: 'Answer with an error result.', inputSchema: object({}) },
+  { name: 'crash', description: 'Exit in the middle of the call.', inputSchema: object({}) },
+  { name: 'wait', description: 'Never answer.', inputSchema: object({}) },
+];
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (!line.trim()) return;
+  const message = JSON.parse(line);
+  const { id, method, params } = message;
+  if (method === 'initialize') {
+    send({
+      id,
+      result: {
+        protocolVersion: params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'fixture', version: '1.0.0' },
+      },
+    });
+  } else if (method === 'tools/list') {
+    send({ id, result: { tools } });
+  } else if (method === 'tools/call') {
+    const name = params.name;
+    if (name === 'echo') {
+      send({ id, result: { content: [{ type: 'text', text: String(params.arguments?.text) }] } });
+    } else if (name === 'fail') {
+      send({ id, result: { content: [{ type: 'text', text: 'the fixture failed on purpose' }], isError: true } });
+    } else if (name === 'crash') {
+      process.stderr.write('fixture: crashing on purpose\n');
+      process.exit(1);
+    } else if (name === 'wait') {
+      record(`started ${id}`);
+    } else {
+      send({ id, error: { code: -32602, message: `unknown tool ${name}` } });
+    }
+  } else if (method === 'notifications/cancelled') {
+    record(`cancelled ${params.requestId}`);
+  } else if (method === 'ping') {
+    send({ id, result: {} });
+  } else if (id !== undefined) {
+    send({ id, error: { code: -32601, message: `method not found: ${method}` } });
+  }
+});
+lines.on('close', () => process.exit(0));
