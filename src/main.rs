@@ -183,8 +183,7 @@ impl Upstreams {
     async fn start(&self, flags: &Limits, mode: Mode) -> anyhow::Result<Gateway> {
         let (upstreams, file_limits) = self.load()?;
         let limits = file_limits.overridden_by(&flags.flags()?);
-        // Validate the budgets before starting any upstream.
-        WasmCodeRuntime::new(limits.runtime_config()).context("invalid limits")?;
+        // Builds the runtime (validating the budgets) before any upstream starts.
         Gateway::start(&upstreams, &limits, mode).await
     }
 }

@@ -30,6 +30,7 @@ mod upstream;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use code_mode::{Mode, ToolRegistry};
 use futures::future::join_all;
 
@@ -93,7 +94,8 @@ impl Gateway {
         limits: &Limits,
         mode: Mode,
     ) -> anyhow::Result<Gateway> {
-        let runtime = WasmCodeRuntime::new(limits.runtime_config())?;
+        let runtime =
+            WasmCodeRuntime::new(limits.runtime_config()).context("the limits are invalid")?;
         let startup_timeout = limits.startup_timeout();
         let connected = join_all(upstreams.iter().map(|upstream| async move {
             let result = Upstream::connect(&upstream.name, &upstream.spec, startup_timeout).await;
