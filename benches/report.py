@@ -14,6 +14,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 import os
 CRITERION = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"
+PEERS_BEGIN, PEERS_END = "<!-- peers:begin -->", "<!-- peers:end -->"
 
 
 def median_ns(group, bench=None):
@@ -31,19 +32,32 @@ def fmt(ns):
 
 
 def main():
-    cold = median_ns("cold_run_return_1_plus_1")
+    cold = median_ns("cold_run", "return_1_plus_1")
+    cold_new = median_ns("cold_run", "return_1_plus_1_new_source")
+    typical = median_ns("cold_run", "typical_program")
     calls = median_ns("binding_round_trip_1000", "binding_calls")
     resolved = median_ns("binding_round_trip_1000", "baseline_resolved_promises")
+    transform_small = median_ns("transform", "return_1_plus_1")
+    transform_typical = median_ns("transform", "typical_program")
     fib_wasm = median_ns("fib27", "coderun_wasm")
+    fib_unmetered = median_ns("fib27", "coderun_wasm_fuel_off")
     fib_native = median_ns("fib27", "native_quickjs")
     abort = median_ns("abort_latency", "abort_spinning_program")
     per_call = (calls - resolved) / 1000
     rows = [
         ("cold run of `return 1 + 1`, end to end", fmt(cold), "—", "target < 150 µs"),
+        ("cold run of `return 1 + 1`, a new source every run (transformed every run)", fmt(cold_new),
+         f"{cold_new / cold:.2f}× the same source (transform cached)", "—"),
+        ("cold run of a typical 20-line program", fmt(typical), f"{typical / cold:.2f}× `return 1 + 1`", "—"),
+        ("TypeScript transform alone (oxc), `return 1 + 1` / typical program",
+         f"{fmt(transform_small)} / {fmt(transform_typical)}",
+         f"{transform_small / cold_new:.3f}× / {transform_typical / typical:.3f}× the matching cold run", "—"),
         ("binding round trip (1,000 awaited calls in one run)", f"{fmt(per_call)} per call",
          f"{calls / resolved:.2f}× the same loop awaiting resolved promises", "target < 5 µs per call"),
-        ("fib(27)", fmt(fib_wasm), f"{fib_wasm / fib_native:.2f}× native QuickJS ({fmt(fib_native)})",
-         "target ≤ 1.5× (fuel off), ≤ 2× (fuel on)"),
+        ("fib(27), fuel on", fmt(fib_wasm), f"{fib_wasm / fib_native:.2f}× native QuickJS ({fmt(fib_native)})",
+         "target ≤ 2×"),
+        ("fib(27), fuel off", fmt(fib_unmetered), f"{fib_unmetered / fib_native:.2f}× native QuickJS",
+         "target ≤ 1.5×"),
         ("abort latency of a spinning program", fmt(abort), f"{abort / cold:.1f}× a cold run",
          "target < 10 ms"),
     ]
@@ -63,13 +77,19 @@ def main():
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
     lines.append("")
     lines.append(f"Machine: {cpu}, {platform.machine()}, {subprocess.run(['nproc'], capture_output=True, text=True).stdout.strip()} cores; "
-                 f"{rustc}; wasmtime 48.0.8, rquickjs 0.14.0 (quickjs-ng); fuel on.")
+                 f"{rustc}; wasmtime 48.0.8, rquickjs 0.14.0 (quickjs-ng); fuel on unless noted.")
     table = "\n".join(lines)
     print(table)
-    (ROOT / "benches" / "RESULTS.md").write_text(
+    results = ROOT / "benches" / "RESULTS.md"
+    # Keep the section `make bench-peers` (benches/peers/run.py) writes.
+    old = results.read_text() if results.exists() else ""
+    peers = ""
+    if PEERS_BEGIN in old and PEERS_END in old:
+        peers = "\n" + PEERS_BEGIN + old.split(PEERS_BEGIN, 1)[1].split(PEERS_END, 1)[0] + PEERS_END + "\n"
+    results.write_text(
         "# Benchmark results\n\nWritten by `make bench` (benches/report.py) from criterion's medians.\n\n"
         + (os.environ.get("CODERUN_BENCH_NOTE", "") + "\n\n" if os.environ.get("CODERUN_BENCH_NOTE") else "")
-        + table + "\n")
+        + table + "\n" + peers)
     return 0
 
 

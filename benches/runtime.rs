@@ -1,10 +1,15 @@
-//! Criterion benches of the runtime's hot paths, each against a baseline
-//! measured in the same run:
-//! - `cold_run`: `return 1 + 1` end to end (fresh instance per run);
+//! Criterion benches of the runtime's library paths, each against a
+//! baseline measured in the same run:
+//! - `cold_run`: `return 1 + 1` end to end (fresh instance per run): the same
+//!   source every time (its transform is cached after the first run), and a
+//!   new source every time (transformed on every run);
 //! - `binding_round_trip`: 1,000 sequential awaited calls in one run, against
 //!   the same loop awaiting an already-resolved promise;
-//! - `fib27`: CPU-bound JavaScript in the sandbox, against QuickJS compiled
-//!   natively (rquickjs) running the same source;
+//! - `transform`: oxc alone (parse, strip types, print with a source map) on
+//!   `return 1 + 1` and on a typical 20-line program;
+//! - `fib27`: CPU-bound JavaScript in the sandbox with fuel metering on and
+//!   off, against QuickJS compiled natively (rquickjs) running the same
+//!   source;
 //! - `abort_latency`: from firing an abort to the result of a spinning run.
 
 #![expect(
@@ -22,10 +27,39 @@ use std::time::{Duration, Instant};
 
 const FIB: &str = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }";
 
-fn runtime() -> WasmCodeRuntime {
+/// A program the size a model typically writes: types, a helper, a loop,
+/// array methods, a log line.
+const TYPICAL: &str = r#"interface File { name: string; size: number; tags?: string[] }
+type Summary = { count: number; total: number; largest: string | null };
+
+function summarise(files: File[]): Summary {
+  let total = 0;
+  let largest: File | null = null;
+  for (const file of files) {
+    total += file.size;
+    if (largest === null || file.size > largest.size) largest = file;
+  }
+  return { count: files.length, total, largest: largest?.name ?? null };
+}
+
+const files: File[] = [];
+for (let i = 0; i < 50; i++) {
+  files.push({ name: `report-${i}.pdf`, size: (i * 7919) % 1000, tags: i % 3 === 0 ? ["q3"] : undefined });
+}
+const big = files.filter((f) => f.size > 500).map((f) => f.name);
+console.log(`${big.length} of ${files.length} are large`);
+return { summary: summarise(files), big: big.slice(0, 5) };
+"#;
+
+fn runtime_with(configure: impl FnOnce(&mut RuntimeConfig)) -> WasmCodeRuntime {
     let mut config = RuntimeConfig::new();
     config.max_concurrent_runs(16);
+    configure(&mut config);
     WasmCodeRuntime::new(config).expect("runtime")
+}
+
+fn runtime() -> WasmCodeRuntime {
+    runtime_with(|_| {})
 }
 
 fn tokio() -> tokio::runtime::Runtime {
@@ -38,7 +72,8 @@ fn tokio() -> tokio::runtime::Runtime {
 fn cold_run(c: &mut Criterion) {
     let rt = tokio();
     let runtime = runtime();
-    c.bench_function("cold_run/return_1_plus_1", |b| {
+    let mut group = c.benchmark_group("cold_run");
+    group.bench_function("return_1_plus_1", |b| {
         b.to_async(&rt).iter(|| async {
             let result = runtime
                 .run(CodeRunRequest::new("return 1 + 1"))
@@ -47,6 +82,39 @@ fn cold_run(c: &mut Criterion) {
             assert_eq!(result.value, Some(json!(2)));
         })
     });
+    let mut n = 0u64;
+    group.bench_function("return_1_plus_1_new_source", |b| {
+        b.to_async(&rt).iter(|| {
+            n += 1;
+            let request = CodeRunRequest::new(format!("return 1 + 1 // {n}"));
+            let runtime = &runtime;
+            async move {
+                let result = runtime.run(request).await.expect("run");
+                assert_eq!(result.value, Some(json!(2)));
+            }
+        })
+    });
+    group.bench_function("typical_program", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = runtime
+                .run(CodeRunRequest::new(TYPICAL))
+                .await
+                .expect("run");
+            assert!(result.error.is_none(), "{:?}", result.error);
+        })
+    });
+    group.finish();
+}
+
+fn transform(c: &mut Criterion) {
+    let mut group = c.benchmark_group("transform");
+    group.bench_function("return_1_plus_1", |b| {
+        b.iter(|| runtime_host::__bench_transform("return 1 + 1").expect("transform"))
+    });
+    group.bench_function("typical_program", |b| {
+        b.iter(|| runtime_host::__bench_transform(TYPICAL).expect("transform"))
+    });
+    group.finish();
 }
 
 fn binding_round_trip(c: &mut Criterion) {
@@ -85,6 +153,18 @@ fn fib27(c: &mut Criterion) {
     group.bench_function("coderun_wasm", |b| {
         b.to_async(&rt).iter(|| async {
             let result = runtime
+                .run(CodeRunRequest::new(format!("{FIB}\nreturn fib(27)")))
+                .await
+                .expect("run");
+            assert_eq!(result.value, Some(json!(196418)));
+        })
+    });
+    let unmetered = runtime_with(|c| {
+        c.fuel_metering(false);
+    });
+    group.bench_function("coderun_wasm_fuel_off", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = unmetered
                 .run(CodeRunRequest::new(format!("{FIB}\nreturn fib(27)")))
                 .await
                 .expect("run");
@@ -133,5 +213,12 @@ fn abort_latency(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cold_run, binding_round_trip, fib27, abort_latency);
+criterion_group!(
+    benches,
+    cold_run,
+    binding_round_trip,
+    transform,
+    fib27,
+    abort_latency
+);
 criterion_main!(benches);

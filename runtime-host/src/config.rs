@@ -1,6 +1,7 @@
 //! The runtime's budgets and limits: the one place they are defaulted and
 //! validated. A request carries none of them.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::ConfigError;
@@ -31,24 +32,28 @@ const MAX_CONCURRENT_RUNS: usize = 10_000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeConfig {
     fuel: u64,
+    fuel_metering: bool,
     wall_clock: Duration,
     max_memory_bytes: u64,
     max_log_bytes: usize,
     max_value_bytes: usize,
     max_concurrent_runs: usize,
     max_pending_calls: usize,
+    compile_cache_dir: Option<PathBuf>,
 }
 
 impl Default for RuntimeConfig {
     fn default() -> Self {
         Self {
             fuel: 5_000_000_000,
+            fuel_metering: true,
             wall_clock: Duration::from_secs(30),
             max_memory_bytes: 128 * MIB,
             max_log_bytes: 1024 * 1024,
             max_value_bytes: 1024 * 1024,
             max_concurrent_runs: 1000,
             max_pending_calls: 1024,
+            compile_cache_dir: None,
         }
     }
 }
@@ -68,6 +73,19 @@ impl RuntimeConfig {
     /// By default this is `5_000_000_000` (a few seconds of JavaScript).
     pub fn fuel(&mut self, fuel: u64) -> &mut Self {
         self.fuel = fuel;
+        self
+    }
+
+    /// Whether the fuel budget is enforced. With metering off,
+    /// [`fuel`](Self::fuel) is ignored, `CodeRunResult::fuel_consumed` is
+    /// always 0, and only the wall clock (and abort) ends a run that never
+    /// does. It does not make JavaScript faster: the guest still counts fuel,
+    /// because fuel is also how a running guest is made to yield so that it
+    /// can be stopped (epoch-based interruption measured slower).
+    ///
+    /// By default this is `true`.
+    pub fn fuel_metering(&mut self, enabled: bool) -> &mut Self {
+        self.fuel_metering = enabled;
         self
     }
 
@@ -132,9 +150,32 @@ impl RuntimeConfig {
         self
     }
 
+    /// A directory where the guest's compiled machine code is kept between
+    /// processes. Compiling the guest takes Cranelift a second or more, once
+    /// per process and configuration; with a cache directory, a later process
+    /// maps the compiled code from disk in milliseconds instead. The runtime
+    /// creates the directory if needed and writes files named
+    /// `coderun-guest-<key>.cwasm`, each replaced atomically. A cache that
+    /// cannot be read or written is skipped (the guest is compiled as if there
+    /// were none).
+    ///
+    /// The files are executable code that is loaded without verification:
+    /// use a directory only trusted users can write to.
+    ///
+    /// By default this is `None` (the guest is compiled once per process).
+    pub fn compile_cache_dir(&mut self, dir: Option<PathBuf>) -> &mut Self {
+        self.compile_cache_dir = dir;
+        self
+    }
+
     /// See [`fuel`](Self::fuel).
     pub fn get_fuel(&self) -> u64 {
         self.fuel
+    }
+
+    /// See [`fuel_metering`](Self::fuel_metering).
+    pub fn get_fuel_metering(&self) -> bool {
+        self.fuel_metering
     }
 
     /// See [`wall_clock`](Self::wall_clock).
@@ -165,6 +206,11 @@ impl RuntimeConfig {
     /// See [`max_pending_calls`](Self::max_pending_calls).
     pub fn get_max_pending_calls(&self) -> usize {
         self.max_pending_calls
+    }
+
+    /// See [`compile_cache_dir`](Self::compile_cache_dir).
+    pub fn get_compile_cache_dir(&self) -> Option<&Path> {
+        self.compile_cache_dir.as_deref()
     }
 
     /// Checks every value; the first one out of range is the error.

@@ -4,26 +4,30 @@
 //! # Per-run lifecycle
 //! One `Store<RunState>` per run, instantiated from a shared `InstancePre`
 //! with the pooling allocator (copy-on-write from the Wizer snapshot). The
-//! guest's `run` export is called once; binding calls it starts are spawned
-//! on tokio and report back through a per-run channel, which `wait-settled`
-//! drains. When the run is over the store is dropped, and with it the
+//! guest's `run` export is called once; each binding call it starts is
+//! polled once inside `start-call` (a call that is ready at once goes to a
+//! per-run queue), and otherwise spawned on tokio to report back through a
+//! per-run channel; `wait-settled` drains the queue, then the channel. When the run is over the store is dropped, and with it the
 //! channel's receiver: a call that settles later has nowhere to go.
 //!
 //! Everything the guest sends is checked here: indices, JSON, the number of
 //! calls in flight. A violation of the protocol traps the run; it never
 //! panics the host.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use futures::FutureExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter,
+    Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter,
 };
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -58,6 +62,9 @@ const MEMORIES_PER_RUN: u32 = 2;
 const TABLES_PER_RUN: u32 = 4;
 const MAX_TABLE_ELEMENTS: usize = 100_000;
 const WASM_PAGE: u64 = 64 * 1024;
+/// The most of a slot's memory (and of its tables) reset in place when a
+/// run ends; dirtied pages past it are unmapped.
+const KEEP_RESIDENT_BYTES: usize = 1024 * 1024;
 
 /// A compiled guest bound to an engine configured for one `RuntimeConfig`.
 pub(crate) struct CompiledGuest {
@@ -90,16 +97,26 @@ impl CompiledGuest {
             .table_elements(MAX_TABLE_ELEMENTS)
             .total_stacks(runs)
             .max_memory_size(usize::try_from(memory_cap).unwrap_or(usize::MAX));
+        // A slot's memory and tables are reset by scanning for the pages the
+        // last run dirtied (`PAGEMAP_SCAN`, Linux 6.7+) and copying those
+        // back from the image, instead of unmapping everything and taking a
+        // page fault on every page the next run touches.
+        pool.linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+            .table_keep_resident(KEEP_RESIDENT_BYTES)
+            .pagemap_scan(Enabled::Auto);
 
+        // Fuel is on even when the budget is not (`fuel_metering`): it is
+        // also what makes a running guest yield, so that abort and the wall
+        // clock can stop it.
         let mut wasm_config = Config::new();
         wasm_config
             .consume_fuel(true)
-            .epoch_interruption(true)
             .max_wasm_stack(MAX_WASM_STACK)
             .async_stack_size(ASYNC_STACK)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&wasm_config).map_err(engine_error)?;
-        let component = load_component(&engine).map_err(engine_error)?;
+        let component =
+            load_component(&engine, config.get_compile_cache_dir()).map_err(engine_error)?;
 
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(engine_error)?;
@@ -110,15 +127,43 @@ impl CompiledGuest {
     }
 }
 
-fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
+/// The compiled guest for `engine`: from the on-disk cache in `cache_dir`,
+/// else from this process's cache, else compiled now; a cache that missed
+/// is filled.
+fn load_component(engine: &Engine, cache_dir: Option<&Path>) -> wasmtime::Result<Component> {
     let mut hasher = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
+    GUEST_WASM.hash(&mut hasher);
     let key = hasher.finish();
+    let file = cache_dir.map(|dir| dir.join(format!("coderun-guest-{key:016x}.cwasm")));
+    // Read, not mapped: a file changed while mapped would fault the process.
+    if let Some((file, bytes)) = file
+        .as_deref()
+        .and_then(|file| Some((file, std::fs::read(file).ok()?)))
+    {
+        #[expect(
+            unsafe_code,
+            reason = "loading compiled code from the configured cache directory"
+        )]
+        // SAFETY: the file was written by `store_on_disk` below from
+        // `Component::serialize` (to a temporary name, then renamed, so it is
+        // never seen half-written), under a name keyed by the engine's
+        // compatibility hash and the guest's bytes; wasmtime checks its
+        // header against this engine again. The directory is trusted by
+        // contract (`RuntimeConfig::compile_cache_dir`).
+        match unsafe { Component::deserialize(engine, &bytes) } {
+            Ok(component) => return Ok(component),
+            Err(error) => tracing::warn!(
+                "ignoring the compiled guest at {}: {error:#}",
+                file.display()
+            ),
+        }
+    }
     let cached = COMPILED
         .lock()
         .map(|cache| cache.get(&key).cloned())
         .unwrap_or(None);
-    if let Some(bytes) = cached {
+    let deserialised = cached.and_then(|bytes| {
         #[expect(
             unsafe_code,
             reason = "deserialising a component this process compiled"
@@ -127,15 +172,52 @@ fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
         // for an engine with the same compatibility hash, and was never
         // written anywhere outside this process's memory.
         let component = unsafe { Component::deserialize(engine, &bytes) };
-        if let Ok(component) = component {
-            return Ok(component);
-        }
-    }
-    let component = Component::new(engine, GUEST_WASM)?;
-    if let (Ok(bytes), Ok(mut cache)) = (component.serialize(), COMPILED.lock()) {
-        cache.insert(key, bytes.into());
+        component.ok().map(|component| (component, Some(bytes)))
+    });
+    let (component, bytes) = match deserialised {
+        Some(found) => found,
+        None => compile(engine, key)?,
+    };
+    if let (Some(file), Some(bytes)) = (file, bytes)
+        && let Err(error) = store_on_disk(&file, &bytes)
+    {
+        tracing::warn!(
+            "the compiled guest could not be cached at {}: {error}",
+            file.display()
+        );
     }
     Ok(component)
+}
+
+/// Compiles the guest and keeps it, serialised, for later runtimes of this
+/// process.
+fn compile(engine: &Engine, key: u64) -> wasmtime::Result<(Component, Option<Arc<[u8]>>)> {
+    let component = Component::new(engine, GUEST_WASM)?;
+    let bytes: Option<Arc<[u8]>> = component.serialize().ok().map(Into::into);
+    if let (Some(bytes), Ok(mut cache)) = (&bytes, COMPILED.lock()) {
+        cache.insert(key, bytes.clone());
+    }
+    Ok((component, bytes))
+}
+
+/// Writes `bytes` to `file` atomically: to a unique temporary name in the
+/// same directory, then renamed over the final name.
+fn store_on_disk(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let temporary = dir.join(format!(
+        ".{}.{}-{}.tmp",
+        file.file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("guest"),
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&temporary, bytes)?;
+    std::fs::rename(&temporary, file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temporary);
+    })
 }
 
 /// Refuses memory growth past the cap, by trapping: QuickJS would turn a
@@ -195,6 +277,7 @@ impl RunState {
                 next_id: 1,
                 in_flight: 0,
                 max_pending: config.get_max_pending_calls(),
+                ready: VecDeque::new(),
                 sender,
                 receiver,
             },
@@ -218,6 +301,8 @@ struct Calls {
     next_id: u64,
     in_flight: usize,
     max_pending: usize,
+    /// Calls that settled inside `start-call`, before any task was spawned.
+    ready: VecDeque<(u64, BindingResult)>,
     sender: mpsc::UnboundedSender<(u64, BindingResult)>,
     receiver: mpsc::UnboundedReceiver<(u64, BindingResult)>,
 }
@@ -254,15 +339,28 @@ impl coderun::sandbox::host::Host for RunState {
         let id = calls.next_id;
         calls.next_id += 1;
         calls.in_flight += 1;
-        let binding = binding.clone();
+        // A panicking binding is a host bug, but it must not leave the
+        // program waiting forever or take the run down with it.
+        let panicked = || Err("the binding panicked".into());
+        let mut call = match std::panic::catch_unwind(AssertUnwindSafe(|| binding.call(args))) {
+            Ok(call) => AssertUnwindSafe(call)
+                .catch_unwind()
+                .map(move |result| result.unwrap_or_else(|_| panicked()))
+                .boxed(),
+            Err(_) => futures::future::ready(panicked()).boxed(),
+        };
+        // Poll once here: a binding that is ready at once (a cache hit, a
+        // pure computation) settles without a task, a channel or a wake-up.
+        // The no-op waker is sound because a pending call is spawned, and
+        // the task polls it again with a real waker.
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(result) = call.as_mut().poll(&mut cx) {
+            calls.ready.push_back((id, result));
+            return Ok(Ok(id));
+        }
         let sender = calls.sender.clone();
         tokio::spawn(async move {
-            // A panicking binding is a host bug, but it must not leave the
-            // program waiting forever or take the run down with it.
-            let result = AssertUnwindSafe(async move { binding.call(args).await })
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|_| Err("the binding panicked".into()));
+            let result = call.await;
             // The run may be over; then nobody listens and that is fine.
             let _ = sender.send((id, result));
         });
@@ -274,8 +372,14 @@ impl coderun::sandbox::host::Host for RunState {
         if calls.in_flight == 0 {
             return Err(ProtocolViolation("wait-settled with no call in flight".into()).into());
         }
-        let Some((id, result)) = calls.receiver.recv().await else {
-            return Err(ProtocolViolation("the call channel closed".into()).into());
+        let (id, result) = match calls.ready.pop_front() {
+            Some(settled) => settled,
+            None => match calls.receiver.recv().await {
+                Some(settled) => settled,
+                None => {
+                    return Err(ProtocolViolation("the call channel closed".into()).into());
+                }
+            },
         };
         calls.in_flight -= 1;
         let outcome = match result {

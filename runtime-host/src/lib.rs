@@ -75,6 +75,14 @@ mod wasm_runtime;
 
 use futures::future::BoxFuture;
 
+/// The host-side TypeScript transform alone (oxc: parse, strip types,
+/// print with a source map), for benchmarks; not part of the API. Returns
+/// the length of the script the guest would evaluate.
+#[doc(hidden)]
+pub fn __bench_transform(source: &str) -> Result<usize, String> {
+    transform::transform(source).map(|transformed| transformed.script.len())
+}
+
 pub use abort::{AbortController, AbortSignal};
 pub use bindings::is_reserved_word;
 pub use config::RuntimeConfig;

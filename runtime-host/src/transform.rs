@@ -9,7 +9,9 @@
 //! the script (`program.js:L:C`) are mapped through the source map back to
 //! the program as written (`program.ts:L:C`).
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use oxc::allocator::Allocator;
 use oxc::ast::ast::Statement;
@@ -32,6 +34,53 @@ pub(crate) struct Transformed {
     /// The function expression the guest evaluates.
     pub(crate) script: String,
     map: Option<SourceMap<'static>>,
+}
+
+/// Programs transformed recently, by source text: a program run again (a
+/// retry, a scheduled job, a benchmark) skips oxc. The transform is a pure
+/// function of the source, so sharing its output between runs shares no
+/// state. Bounded in entries and in the size of the programs it keeps.
+pub(crate) struct TransformCache {
+    entries: Mutex<HashMap<String, Arc<Transformed>>>,
+}
+
+/// Programs kept at once; past it, an arbitrary one is forgotten.
+const CACHED_PROGRAMS: usize = 256;
+/// Longer programs are transformed every time.
+const MAX_CACHED_SOURCE_BYTES: usize = 16 * 1024;
+
+impl TransformCache {
+    pub(crate) fn new() -> Self {
+        Self {
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Like [`transform`], through the cache.
+    pub(crate) fn transform(&self, source: &str) -> Result<Arc<Transformed>, String> {
+        if source.len() > MAX_CACHED_SOURCE_BYTES {
+            return transform(source).map(Arc::new);
+        }
+        if let Some(hit) = self
+            .entries
+            .lock()
+            .ok()
+            .and_then(|entries| entries.get(source).cloned())
+        {
+            return Ok(hit);
+        }
+        let transformed = Arc::new(transform(source)?);
+        if let Ok(mut entries) = self.entries.lock() {
+            if entries.len() >= CACHED_PROGRAMS {
+                let evicted = entries.keys().next().cloned();
+                if let Some(evicted) = evicted {
+                    entries.remove(&evicted);
+                }
+            }
+            entries.insert(source.to_owned(), transformed.clone());
+        }
+        Ok(transformed)
+    }
 }
 
 /// Transforms `source`; the error is a message naming the line and column

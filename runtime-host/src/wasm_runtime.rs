@@ -3,25 +3,24 @@
 //! # A run, end to end
 //! 1. Misuse is checked (disposed runtime, invalid binding globals); a
 //!    pre-aborted request ends here, before any guest exists.
-//! 2. The TypeScript is transformed on the host (`transform`).
+//! 2. The TypeScript is transformed on the host (`transform`), or taken
+//!    from the cache of recently transformed programs.
 //! 3. The run waits for a slot (`max_concurrent_runs`), then gets a fresh
 //!    store and instance from the shared `InstancePre`.
 //! 4. The guest's `run` is driven as one future, raced against the abort
 //!    signal, the runtime's dispose signal and the wall-clock deadline. The
-//!    guest yields to the executor at every epoch tick (1 ms), so the race is
-//!    decided within about a millisecond even while the program spins; the
-//!    loser is dropped, which stops the guest for good.
+//!    guest yields to the executor every million units of fuel (about a
+//!    millisecond), so the race is decided promptly even while the program
+//!    spins; the loser is dropped, which stops the guest for good.
 //! 5. The store is read for logs and fuel, then dropped with the instance.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::thread;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
-use wasmtime::{Store, UpdateDeadline};
+use wasmtime::Store;
 
 use crate::CodeRuntime;
 use crate::abort::{AbortController, AbortSignal};
@@ -32,11 +31,16 @@ use crate::failure;
 use crate::guest::{CompiledGuest, Outcome, RunState, Settings};
 use crate::request::CodeRunRequest;
 use crate::result::{CodeRunFailure, CodeRunResult, FailureKind};
-use crate::transform::{self, Transformed};
+use crate::transform::{self, TransformCache, Transformed};
 use crate::value;
 
-/// How often the epoch advances; a spinning guest yields at every tick.
-const EPOCH_TICK: Duration = Duration::from_millis(1);
+/// Fuel a guest burns between two yields to the executor: about a
+/// millisecond of JavaScript. Yielding on fuel replaced a 1 ms epoch ticker,
+/// whose checks cost CPU-bound code more than fuel metering does.
+const FUEL_YIELD_INTERVAL: u64 = 1_000_000;
+/// The fuel an unmetered run starts with: centuries of computation, so the
+/// wall clock always ends a run first.
+const UNMETERED_FUEL: u64 = u64::MAX;
 
 /// A [`CodeRuntime`] that runs each program in a fresh QuickJS instance
 /// inside wasmtime.
@@ -52,18 +56,12 @@ pub struct WasmCodeRuntime {
 struct Inner {
     config: RuntimeConfig,
     guest: CompiledGuest,
+    transforms: TransformCache,
     slots: Semaphore,
     active: AtomicUsize,
     idle: Notify,
     disposed: AtomicBool,
     dispose_signal: AbortController,
-    ticker_stop: Arc<AtomicBool>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.ticker_stop.store(true, Ordering::Relaxed);
-    }
 }
 
 /// Counts a run as active for `dispose` while it lives.
@@ -95,18 +93,16 @@ impl WasmCodeRuntime {
     pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
         config.validate()?;
         let guest = CompiledGuest::new(&config)?;
-        let ticker_stop = Arc::new(AtomicBool::new(false));
-        spawn_epoch_ticker(guest.engine.clone(), ticker_stop.clone())?;
         Ok(Self {
             inner: Arc::new(Inner {
                 slots: Semaphore::new(config.get_max_concurrent_runs()),
                 config,
                 guest,
+                transforms: TransformCache::new(),
                 active: AtomicUsize::new(0),
                 idle: Notify::new(),
                 disposed: AtomicBool::new(false),
                 dispose_signal: AbortController::new(),
-                ticker_stop,
             }),
         })
     }
@@ -135,7 +131,7 @@ impl WasmCodeRuntime {
             return Ok(CodeRunResult::failed(failure::aborted(reason)));
         }
         let deadline = Instant::now() + inner.config.get_wall_clock();
-        let transformed = match transform::transform(&program) {
+        let transformed = match inner.transforms.transform(&program) {
             Ok(transformed) => transformed,
             Err(message) => {
                 return Ok(CodeRunResult::failed(CodeRunFailure::new(
@@ -172,16 +168,14 @@ impl WasmCodeRuntime {
             RunState::new(&inner.config, plan.functions),
         );
         store.limiter(|state| &mut state.limiter);
-        // The ticker makes a spinning guest yield every tick, so that the
-        // race below is decided promptly.
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(|_| {
-            Ok(UpdateDeadline::YieldCustom(
-                1,
-                Box::pin(tokio::task::yield_now()),
-            ))
-        });
-        if let Err(error) = store.set_fuel(fuel) {
+        // A spinning guest must yield to the executor now and then, so that
+        // the race below is decided promptly. Unmetered runs are paced by
+        // fuel too, with a budget they cannot exhaust.
+        let metered = inner.config.get_fuel_metering();
+        let paced = store
+            .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
+            .and_then(|()| store.set_fuel(if metered { fuel } else { UNMETERED_FUEL }));
+        if let Err(error) = paced {
             return Ok(CodeRunResult::failed(CodeRunFailure::new(
                 FailureKind::WorkerExit,
                 format!("the sandbox could not be started: {error:#}"),
@@ -206,7 +200,11 @@ impl WasmCodeRuntime {
             }
         };
 
-        let fuel_consumed = fuel.saturating_sub(store.get_fuel().unwrap_or(0));
+        let fuel_consumed = if metered {
+            fuel.saturating_sub(store.get_fuel().unwrap_or(0))
+        } else {
+            0
+        };
         let state = store.into_data();
         // Errors printed with console.error carry script positions too.
         let logs = state
@@ -285,7 +283,6 @@ impl WasmCodeRuntime {
             }
             idle.await;
         }
-        inner.ticker_stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -318,17 +315,4 @@ async fn wait_abort(signal: Option<&AbortSignal>) -> String {
 fn random_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(Instant::now().into_std())
-}
-
-fn spawn_epoch_ticker(engine: wasmtime::Engine, stop: Arc<AtomicBool>) -> Result<(), RuntimeError> {
-    thread::Builder::new()
-        .name("coderun-epoch".into())
-        .spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                thread::sleep(EPOCH_TICK);
-                engine.increment_epoch();
-            }
-        })
-        .map(drop)
-        .map_err(|e| RuntimeError::Engine(format!("the epoch ticker thread could not start: {e}")))
 }

@@ -245,3 +245,44 @@ async fn parallel_runs_never_mix_results() {
         assert_eq!(result.logs, vec![format!("run {i}")]);
     }
 }
+
+#[tokio::test]
+async fn a_binding_that_panics_before_returning_its_future_rejects_the_call() {
+    let host = CodeBindingNamespace::new("tools").function("boom", |_| {
+        if true {
+            panic!("binding bug");
+        }
+        async move { Ok(json!(null)) }
+    });
+    let program = "try { await tools.boom(); } catch (e) { return e.message }";
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!("the binding panicked")));
+}
+
+#[tokio::test]
+async fn calls_that_settle_at_once_and_later_keep_their_own_order() {
+    let host = CodeBindingNamespace::new("tools")
+        .function("now", |args| async move { Ok(args) })
+        .function("later", |args| async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Ok(args)
+        });
+    let program = r#"
+        const order = [];
+        const calls = [
+            tools.later('later').then((v) => order.push(v)),
+            tools.now('now 1').then((v) => order.push(v)),
+            tools.now('now 2').then((v) => order.push(v)),
+        ];
+        await Promise.all(calls);
+        order.push(await tools.now('after'));
+        return order;
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!(["now 1", "now 2", "later", "after"]))
+    );
+}

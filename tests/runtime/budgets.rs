@@ -177,3 +177,29 @@ async fn a_huge_value_is_cut_with_a_marker() {
     assert!(text.contains("10000002 bytes"), "{}", &text[990..]);
     assert!(text.len() < 1200);
 }
+
+#[tokio::test]
+async fn without_fuel_metering_only_the_wall_clock_bounds_a_run() {
+    let runtime = runtime_with(|c| {
+        c.fuel_metering(false)
+            .fuel(1_000)
+            .wall_clock(Duration::from_millis(300));
+    });
+    // Far more work than 1,000 units of fuel would allow.
+    let result = runtime
+        .run(CodeRunRequest::new(
+            "let s = 0; for (let i = 0; i < 100000; i++) s += i; return s",
+        ))
+        .await
+        .unwrap();
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(4_999_950_000_i64)));
+    assert_eq!(result.fuel_consumed, 0);
+
+    let result = runtime
+        .run(CodeRunRequest::new("for (;;) {}"))
+        .await
+        .unwrap();
+    assert_failure(&result, FailureKind::Timeout, "wall-clock");
+    assert_eq!(result.fuel_consumed, 0);
+}

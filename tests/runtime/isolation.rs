@@ -38,3 +38,21 @@ async fn math_random_differs_between_runs() {
     }
     assert_eq!(seen.len(), 100);
 }
+
+#[tokio::test]
+async fn a_repeated_program_starts_as_fresh_as_its_first_run() {
+    let runtime = runtime_with(|_| {});
+    // The second and third runs reuse the first run's transformed script.
+    let program = "type N = number;\nglobalThis.n = ((globalThis.n as N) ?? 0) + 1;\n\
+                   console.log('n', globalThis.n);\nthrow new Error('n=' + globalThis.n);";
+    let mut fuel = Vec::new();
+    for _ in 0..3 {
+        let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+        assert_failure(&result, FailureKind::Exception, "Error: n=1");
+        assert_failure(&result, FailureKind::Exception, "program.ts:4:");
+        assert_eq!(result.logs, vec!["n 1"]);
+        fuel.push(result.fuel_consumed);
+    }
+    assert_eq!(fuel[0], fuel[1]);
+    assert_eq!(fuel[1], fuel[2]);
+}

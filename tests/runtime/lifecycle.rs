@@ -141,3 +141,52 @@ fn descriptors() {
     assert_eq!(shared().language(), "typescript");
     assert_eq!(shared().isolation(), "wasm");
 }
+
+#[tokio::test]
+async fn a_compile_cache_directory_is_filled_and_survives_a_corrupt_file() {
+    let dir = std::env::temp_dir().join(format!("coderun-compile-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let with_cache = || {
+        runtime_with(|c| {
+            c.compile_cache_dir(Some(dir.clone()));
+        })
+    };
+    let cached_files = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .map(|entry| entry.unwrap().path())
+                    .filter(|path| path.extension().is_some_and(|ext| ext == "cwasm"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+
+    let first = with_cache();
+    let files = cached_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let result = first
+        .run(CodeRunRequest::new("return 6 * 7"))
+        .await
+        .unwrap();
+    assert_eq!(result.value, Some(json!(42)));
+
+    // A runtime built from the file on disk runs programs the same way.
+    let from_disk = with_cache();
+    let result = from_disk
+        .run(CodeRunRequest::new("return 6 * 7"))
+        .await
+        .unwrap();
+    assert_eq!(result.value, Some(json!(42)));
+
+    // A file that is not a compiled guest is ignored and replaced.
+    std::fs::write(&files[0], b"not a compiled guest").unwrap();
+    let after_corruption = with_cache();
+    let result = after_corruption
+        .run(CodeRunRequest::new("return 6 * 7"))
+        .await
+        .unwrap();
+    assert_eq!(result.value, Some(json!(42)));
+    assert!(std::fs::metadata(&files[0]).unwrap().len() > 1024);
+    let _ = std::fs::remove_dir_all(&dir);
+}
