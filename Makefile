@@ -112,5 +112,7 @@ demo: guest $(MCP_SERVERS)
 
 ci: lint test
 
+include benches/peers.mk
+
 clean-guest:
 	rm -rf $(GUEST_SNAPSHOT) $(TARGET_DIR)/wasm32-wasip2 $(PATCHED_DIR)

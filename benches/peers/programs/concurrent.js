@@ -1,0 +1,1 @@
+return await tools.echo(1);

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The driver of `make bench-peers`: runs every peer harness, prints one
+table of ratios (coderun ÷ peer, with the raw figures) and writes it, with
+the machine and the versions, into benches/RESULTS.md between the
+`<!-- peers:begin -->` and `<!-- peers:end -->` markers (appended when
+missing; benches/report.py keeps that section when it rewrites the file).
+
+Each harness prints one JSON object, `{"<peer>": {"version": …,
+"<workload>": {…}}}`, and its progress on stderr. W4 (1,000 concurrent runs)
+runs in a process of its own, so that what the other workloads left resident
+does not hide what the concurrent runs take.
+
+Usage: run.py [--cargo CARGO]   (from anywhere; after `make bench-peers`'s setup)
+
+It builds the coderun harness first (`cargo bench --bench peers --no-run`),
+then runs the built executable itself.
+"""
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+PEERS_DIR = pathlib.Path(__file__).resolve().parent
+ROOT = PEERS_DIR.parent.parent
+RESULTS = ROOT / "benches" / "RESULTS.md"
+BEGIN, END = "<!-- peers:begin -->", "<!-- peers:end -->"
+# Every workload but W4, then W4 alone.
+SPLIT = [["cold", "calls", "cpu", "abort"], ["concurrent"]]
+ALL_WORKLOADS = {workload for workloads in SPLIT for workload in workloads}
+HARNESS_TIMEOUT_S = 300
+
+CODERUN, WORKER, QJSEM, NATIVE, NODE = (
+    "coderun", "node worker", "quickjs-emscripten", "native QuickJS", "node")
+PEERS = [WORKER, QJSEM, NATIVE, NODE]
+# W3's programs; each figure is the best of several runs (the JSON also has the median).
+CPU = [("fib", "fib(27)"), ("json", "10k objects through JSON"), ("sort", "sort 100k numbers")]
+
+
+def progress(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_harness(label, command, results, failures):
+    """Runs one harness command and merges its JSON into `results`."""
+    workloads = [arg for arg in command if arg in ALL_WORKLOADS]
+    progress(f"{label}: {' '.join(workloads) or 'its workloads'}")
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                              timeout=HARNESS_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        failures.append(f"{label} timed out after {HARNESS_TIMEOUT_S} s")
+        return
+    progress(f"{label}: {time.monotonic() - start:.1f} s")
+    if done.returncode != 0:
+        failures.append(f"{label} exited with {done.returncode}")
+        return
+    try:
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        failures.append(f"{label} printed no JSON report")
+        return
+    for peer, figures in report.items():
+        results.setdefault(peer, {}).update(figures)
+
+
+def build_coderun(cargo):
+    """Builds the coderun harness (benches/peers/coderun.rs) with the bench
+    profile and returns its executable, which is then run directly, so that
+    no measurement can wait on a rebuild."""
+    progress("coderun: building the harness (cargo bench --bench peers --no-run)")
+    start = time.monotonic()
+    done = subprocess.run(
+        shlex.split(cargo) + ["bench", "--locked", "--bench", "peers", "--no-run",
+                              "--message-format=json-render-diagnostics"],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit(f"building the coderun harness failed (exit {done.returncode})")
+    progress(f"coderun: built in {time.monotonic() - start:.1f} s")
+    for line in done.stdout.splitlines():
+        message = json.loads(line)
+        if (message.get("reason") == "compiler-artifact"
+                and message["target"]["name"] == "peers" and message.get("executable")):
+            return message["executable"]
+    sys.exit("cargo reported no executable for the peers bench")
+
+
+def measure(coderun_bin):
+    results, failures = {}, []
+    harnesses = [
+        (CODERUN, [coderun_bin]),
+        (WORKER, ["node", str(PEERS_DIR / "node_worker.mjs")]),
+        (QJSEM, ["node", str(PEERS_DIR / "quickjs_emscripten.mjs")]),
+    ]
+    for label, command in harnesses:
+        for workloads in SPLIT:
+            run_harness(label, command + workloads, results, failures)
+    run_harness(NODE, ["node", str(PEERS_DIR / "node_plain.mjs")], results, failures)
+    return results, failures
+
+
+# ---- formatting ----
+
+def fmt_ms(ms):
+    if ms is None:
+        return "—"
+    if ms < 1:
+        return f"{ms * 1000:.0f} µs" if ms >= 0.01 else f"{ms * 1000:.2f} µs"
+    if ms < 1000:
+        return f"{ms:.1f} ms" if ms < 100 else f"{ms:.0f} ms"
+    return f"{ms / 1000:.2f} s"
+
+
+def fmt_us(us):
+    return "—" if us is None else fmt_ms(us / 1000)
+
+
+def fmt_ratio(ours, theirs):
+    if ours is None or theirs is None or theirs == 0:
+        return None
+    r = ours / theirs
+    return f"{r:.3f}×" if r < 0.1 else f"{r:.2f}×"
+
+
+def get(results, peer, *path):
+    value = results.get(peer)
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def verdict(checks):
+    """'met', or 'not met (…)' naming each failed check; 'not measured' when
+    a figure is missing. `checks` is a list of (name, bool or None)."""
+    missing = [name for name, ok in checks if ok is None]
+    failed = [name for name, ok in checks if ok is False]
+    if failed:
+        return "**not met** (" + "; ".join(failed) + ")"
+    if missing:
+        return "not measured (" + "; ".join(missing) + ")"
+    return "met"
+
+
+def compare(value, op, bound):
+    return None if value is None else op(value, bound)
+
+
+def table(results):
+    """The markdown table: one row per figure, a column per peer."""
+    le = lambda a, b: a <= b
+    lt = lambda a, b: a < b
+    rows = []
+
+    def row(label, figure, fmt, target, met, peers=PEERS):
+        ours = figure(CODERUN)
+        cells = [fmt(ours)]
+        for peer in PEERS:
+            theirs = figure(peer) if peer in peers else None
+            if theirs is None:
+                cells.append("—")
+                continue
+            ratio = fmt_ratio(ours, theirs)
+            cells.append(f"{fmt(theirs)} ({ratio})" if ratio else fmt(theirs))
+        rows.append([label] + cells + [target, met])
+
+    def ratio_of(peer, figure):
+        ours, theirs = figure(CODERUN), figure(peer)
+        return None if ours is None or theirs is None else ours / theirs
+
+    # W1
+    p50 = lambda peer: get(results, peer, "cold", "p50_us")
+    row("W1 cold run `return 1 + 1`, p50", p50, fmt_us,
+        "p50 < 150 µs; ≤ 0.01× node worker; ≤ 0.2× quickjs-emscripten",
+        verdict([("p50 < 150 µs", compare(p50(CODERUN), lt, 150)),
+                 ("≤ 0.01× node worker", compare(ratio_of(WORKER, p50), le, 0.01)),
+                 ("≤ 0.2× quickjs-emscripten", compare(ratio_of(QJSEM, p50), le, 0.2))]),
+        peers=[WORKER, QJSEM])
+    row("W1 cold run, p99", lambda peer: get(results, peer, "cold", "p99_us"), fmt_us, "", "",
+        peers=[WORKER, QJSEM])
+    row("W1 runs/s, one after another (ratio > 1: coderun faster)",
+        lambda peer: get(results, peer, "cold", "runs_per_s"),
+        lambda v: "—" if v is None else f"{v:,.0f}", "", "", peers=[WORKER, QJSEM])
+
+    # W2
+    per_call = lambda peer: get(results, peer, "calls", "us_per_call")
+    row("W2 binding round trip (1,000 awaited calls in a run), per call", per_call, fmt_us,
+        "≤ 5 µs; below both peers",
+        verdict([("≤ 5 µs", compare(per_call(CODERUN), le, 5)),
+                 ("below node worker", compare(ratio_of(WORKER, per_call), lt, 1)),
+                 ("below quickjs-emscripten", compare(ratio_of(QJSEM, per_call), lt, 1))]),
+        peers=[WORKER, QJSEM])
+
+    # W3
+    def total_ms(figures):
+        def total(peer):
+            parts = [figures(name)(peer) for name, _ in CPU]
+            return None if None in parts else sum(parts)
+        return total
+
+    # coderun's fuel-off figures (`cpu_fuel_off`) against the peers' only ones.
+    for key, fuel, bound in [("cpu", "fuel on", 2), ("cpu_fuel_off", "fuel off", 1.5)]:
+        def figures(name, key=key):
+            return lambda peer: get(results, peer, key if peer == CODERUN else "cpu", name, "ms")
+        for name, label in CPU + [("total", "total of the three")]:
+            figure = total_ms(figures) if name == "total" else figures(name)
+            target = f"≤ {bound}× native QuickJS"
+            row(f"W3 {label}, {fuel}", figure, fmt_ms, target,
+                verdict([(target, compare(ratio_of(NATIVE, figure), le, bound))]))
+
+    # W4
+    def per_run(peer):
+        return get(results, peer, "concurrent", "mib_per_run")
+
+    def fmt_mib(peer):
+        def fmt(v):
+            if v is None:
+                return "—"
+            done = get(results, peer, "concurrent", "completed")
+            runs = get(results, peer, "concurrent", "runs")
+            return f"{v:.3f} MiB, {done}/{runs} done"
+        return fmt
+
+    ours_done = get(results, CODERUN, "concurrent", "completed")
+    w4 = [("≤ 1 MiB per run", compare(per_run(CODERUN), le, 1)),
+          ("all 1,000 complete", None if ours_done is None else ours_done == 1000)]
+    cells = [fmt_mib(CODERUN)(per_run(CODERUN))]
+    for peer in PEERS:
+        theirs = per_run(peer) if peer in (WORKER, QJSEM) else None
+        ratio = fmt_ratio(per_run(CODERUN), theirs)
+        cell = "—" if theirs is None else fmt_mib(peer)(theirs)
+        cells.append(f"{cell} ({ratio})" if ratio else cell)
+    rows.append(["W4 1,000 concurrent runs, each awaiting a binding: resident per run"] + cells
+                + ["≤ 1 MiB per run; all 1,000 complete", verdict(w4)])
+    row("W4 total time", lambda peer: get(results, peer, "concurrent", "total_ms"), fmt_ms,
+        "", "", peers=[WORKER, QJSEM])
+
+    # W5
+    row("W5 abort latency of `while (true) {}`, p50",
+        lambda peer: get(results, peer, "abort", "p50_ms"), fmt_ms, "", "", peers=[WORKER, QJSEM])
+    worst = lambda peer: get(results, peer, "abort", "max_ms")
+    row("W5 abort latency, worst", worst, fmt_ms, "< 10 ms",
+        verdict([("< 10 ms", compare(worst(CODERUN), lt, 10))]), peers=[WORKER, QJSEM])
+
+    header = ["workload", "coderun"] + PEERS + ["target", "met?"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    return "\n".join(lines)
+
+
+def check_cpu_values(results):
+    """Every peer must compute the same W3 checksums."""
+    problems = []
+    for name, _ in CPU:
+        values = {peer: get(results, peer, "cpu", name, "value") for peer in [CODERUN] + PEERS}
+        values["coderun, fuel off"] = get(results, CODERUN, "cpu_fuel_off", name, "value")
+        seen = {json.dumps(v) for v in values.values() if v is not None}
+        if len(seen) > 1:
+            problems.append(f"W3 {name}: the peers disagree: {values}")
+    return problems
+
+
+# ---- machine and versions ----
+
+def command_output(*command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    except OSError:
+        return "unknown"
+
+
+def locked_version(crate):
+    text = (ROOT / "Cargo.lock").read_text()
+    found = re.search(r'name = "%s"\nversion = "([^"]+)"' % re.escape(crate), text)
+    return found.group(1) if found else "unknown"
+
+
+def machine(load):
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {platform.machine()}, {os.cpu_count()} cores (load average {load} before the run)"
+
+
+def versions(results):
+    return "; ".join([
+        command_output("rustc", "--version"),
+        f"wasmtime {locked_version('wasmtime')}",
+        f"rquickjs {locked_version('rquickjs')} (quickjs-ng; native QuickJS is the same crate built for the host)",
+        get(results, WORKER, "version") or "node (not run)",
+        get(results, QJSEM, "version") or "quickjs-emscripten (not run)",
+    ])
+
+
+def section(results, failures, load):
+    today = datetime.date.today().isoformat()
+    fuel = get(results, CODERUN, "fuel")
+    fuel = f"{fuel:,} units" if isinstance(fuel, int) else "default"
+    lines = [
+        BEGIN,
+        "## Side by side with the peers (`make bench-peers`)",
+        "",
+        f"Written by `make bench-peers` (benches/peers/run.py), {today}. Each cell is the peer's "
+        "figure and, in brackets, coderun ÷ peer: below 1 coderun is faster or smaller "
+        "(runs/s: above 1). The workloads are the files in benches/peers/programs/; every peer "
+        "computes the same W3 checksums, and W3's times are each the best of 5 runs. coderun is the release build with the default "
+        f"configuration (fuel on, {fuel}); its W3 is also measured with fuel metering off "
+        "(`RuntimeConfig::fuel_metering(false)`: the budget is not enforced).",
+        "",
+        table(results),
+        "",
+        f"Machine: {machine(load)}. Versions: {versions(results)}.",
+    ]
+    if failures:
+        lines += ["", "Failures in this run: " + "; ".join(failures) + "."]
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_results(text):
+    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        new = head + text + tail
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    RESULTS.write_text(new)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cargo", default=os.environ.get("CARGO", "cargo"),
+                        help="the cargo command (default: $CARGO or cargo)")
+    args = parser.parse_args()
+    if not (PEERS_DIR / "node_modules" / "quickjs-emscripten").is_dir():
+        sys.exit("benches/peers/node_modules is missing: run `make bench-peers`")
+    coderun_bin = build_coderun(args.cargo)
+    # Taken before the harnesses run (W4's 1,000 worker threads inflate it),
+    # it tells a reader whether other work shared the machine.
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    results, failures = measure(coderun_bin)
+    failures += check_cpu_values(results)
+    text = section(results, failures, load)
+    print(text)
+    write_results(text)
+    progress(f"wrote {RESULTS.relative_to(ROOT)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
