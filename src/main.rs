@@ -127,10 +127,7 @@ impl Limits {
     /// The limits the flags set (the others unset).
     fn flags(&self) -> anyhow::Result<mcp::Limits> {
         let seconds = |flag: &str, value: Option<f64>| {
-            value
-                .map(|value| mcp::config::seconds(flag, value))
-                .transpose()
-                .map_err(anyhow::Error::msg)
+            mcp::config::optional_seconds(flag, value).map_err(anyhow::Error::msg)
         };
         Ok(mcp::Limits {
             fuel: self.fuel,

@@ -328,9 +328,12 @@ fn server_spec(name: &str, raw: RawServer) -> Result<ServerSpec, String> {
     }
 }
 
+/// [`seconds`] for a value that may be absent.
+pub fn optional_seconds(key: &str, value: Option<f64>) -> Result<Option<Duration>, String> {
+    value.map(|value| seconds(key, value)).transpose()
+}
+
 fn limits(raw: RawLimits) -> Result<Limits, String> {
-    let optional_seconds =
-        |key: &str, value: Option<f64>| value.map(|v| seconds(key, v)).transpose();
     if raw.fuel == Some(0) {
         return Err("fuel must be positive".to_owned());
     }
