@@ -5,10 +5,13 @@
 //! instance.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
 use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
-use rquickjs::{Array, Context, Ctx, Exception, Function, Object, Persistent, Runtime, Value};
+use rquickjs::{
+    Array, Coerced, Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value,
+};
 
 use crate::coderun::sandbox::host::{self, LogLevel};
 use crate::exports::coderun::sandbox::program::{Namespace, Outcome, Settings, Thrown};
@@ -29,7 +32,7 @@ const MAX_STACK_BYTES: usize = 1792 * 1024;
 struct Engine {
     runtime: Runtime,
     context: Context,
-    /// The object the prelude returned: `installBindings`, `settle`,
+    /// The object the prelude returned: `installBindings`, `hostError`,
     /// `encodeResult`, `renderThrown`. Never reachable from programs.
     internals: Persistent<Object<'static>>,
 }
@@ -40,6 +43,15 @@ thread_local! {
     static RANDOM: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
     /// Binding calls started and not yet settled.
     static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
+    /// The resolving functions of every call in flight, by call id. Kept on
+    /// the Rust side, where no program can reach or patch them.
+    static PENDING: RefCell<HashMap<u64, Resolvers>> = RefCell::new(HashMap::new());
+}
+
+/// The `resolve` and `reject` functions of a binding call's promise.
+struct Resolvers {
+    resolve: Persistent<Function<'static>>,
+    reject: Persistent<Function<'static>>,
 }
 
 /// Creates the runtime and context once; later calls do nothing.
@@ -55,7 +67,7 @@ pub fn initialize() {
             .with(|ctx| -> rquickjs::Result<_> {
                 let natives = Object::new(ctx.clone())?;
                 natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
-                natives.set("hostStart", Function::new(ctx.clone(), host_start)?)?;
+                natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
                 natives.set(
                     "random",
                     Function::new(ctx.clone(), random)?.with_name("random")?,
@@ -104,7 +116,9 @@ fn run_in<'js>(
         Ok(internals) => internals,
         Err(_) => return internal_failure("the prelude's internals are gone"),
     };
-    if let Err(error) = install_bindings(ctx, &internals, bindings) {
+    if !bindings.is_empty()
+        && let Err(error) = install_bindings(ctx, &internals, bindings)
+    {
         return thrown(ctx, &internals, error);
     }
 
@@ -148,21 +162,42 @@ fn run_in<'js>(
         }
         let settled = host::wait_settled();
         IN_FLIGHT.with(|n| n.set(n.get().saturating_sub(1)));
-        let (ok, payload) = match settled.outcome {
-            Ok(json) => (true, json),
-            Err(message) => (false, message),
-        };
-        let settle = internals.get::<_, Function>("settle");
-        // The id went to JavaScript as a number; ids stay far below 2^53.
-        if settle
-            .and_then(|settle| settle.call::<_, ()>((settled.id as f64, ok, payload)))
-            .is_err()
-        {
-            // Only a program that exhausted memory can make `settle` throw;
+        if settle(ctx, &internals, settled).is_err() {
+            // Only a program that exhausted memory can make settling fail;
             // drop the exception and let the promise stay pending.
             ctx.catch();
         }
     }
+}
+
+/// Resolves (with the parsed JSON) or rejects (with an `Error` carrying the
+/// host's message) the promise of one settled call.
+fn settle<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    settled: host::SettledCall,
+) -> rquickjs::Result<()> {
+    let Some(resolvers) = PENDING.with(|pending| pending.borrow_mut().remove(&settled.id)) else {
+        return Ok(());
+    };
+    let rejection = match settled.outcome {
+        Ok(json) => match ctx.json_parse(json) {
+            Ok(value) => return resolvers.resolve.restore(ctx)?.call((value,)),
+            Err(rquickjs::Error::Exception) => {
+                let why = ctx
+                    .catch()
+                    .get::<Coerced<String>>()
+                    .map_or_else(|_| "unreadable".into(), |why| why.0);
+                format!("the host returned malformed JSON: {why}")
+            }
+            Err(error) => format!("the host returned malformed JSON: {error}"),
+        },
+        Err(message) => message,
+    };
+    let error: Value = internals
+        .get::<_, Function>("hostError")?
+        .call((rejection,))?;
+    resolvers.reject.restore(ctx)?.call((error,))
 }
 
 fn install_bindings<'js>(
@@ -247,16 +282,26 @@ fn host_log(level: u32, line: String) {
     host::log(level, &line);
 }
 
-fn host_start<'js>(
+/// Starts a binding call and returns its promise, which the event loop
+/// settles from Rust; throws the host's message if the call was refused.
+fn host_call<'js>(
     ctx: Ctx<'js>,
     namespace: u32,
     function: u32,
     args_json: String,
-) -> rquickjs::Result<f64> {
+) -> rquickjs::Result<Promise<'js>> {
+    // The promise first: once the host has the call, nothing may fail
+    // before its resolvers are recorded.
+    let (promise, resolve, reject) = ctx.promise()?;
     match host::start_call(namespace, function, &args_json) {
         Ok(id) => {
             IN_FLIGHT.with(|n| n.set(n.get() + 1));
-            Ok(id as f64)
+            let resolvers = Resolvers {
+                resolve: Persistent::save(&ctx, resolve),
+                reject: Persistent::save(&ctx, reject),
+            };
+            PENDING.with(|pending| pending.borrow_mut().insert(id, resolvers));
+            Ok(promise)
         }
         Err(message) => Err(Exception::throw_message(&ctx, &message)),
     }

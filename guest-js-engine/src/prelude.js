@@ -5,7 +5,7 @@
 // builtins breaks only itself.
 (function (natives) {
   'use strict';
-  const { hostLog, hostStart, random } = natives;
+  const { hostLog, hostCall, random } = natives;
 
   const ObjectCreate = Object.create;
   const defineProperty = Object.defineProperty;
@@ -15,7 +15,6 @@
   const isArray = Array.isArray;
   const isView = ArrayBuffer.isView;
   const JSONStringify = JSON.stringify;
-  const JSONParse = JSON.parse;
   const PromiseCtor = Promise;
   const PromiseReject = Promise.reject.bind(Promise);
   const ErrorCtor = Error;
@@ -251,10 +250,6 @@
 
   // ---- bindings -----------------------------------------------------------
 
-  // Keyed by call id; a null-prototype object so that a program patching
-  // Map.prototype cannot reach the resolvers.
-  const pending = ObjectCreate(null);
-
   function argumentReplacer(key, value) {
     const kind = typeof value;
     if (kind === 'bigint' || kind === 'function' || kind === 'symbol') {
@@ -270,23 +265,29 @@
     return json === undefined ? 'null' : json;
   }
 
+  // A binding returns the promise `hostCall` made; the guest's event loop
+  // settles it from Rust when the host reports the call settled.
   function makeBinding(ns, fn, label, name) {
     const call = {
       [name](arg) {
         let json;
-        try {
-          json = encodeArgument(arg);
-        } catch (e) {
-          const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
-          return PromiseReject(new TypeErrorCtor(`the argument of ${label} is not JSON-serialisable: ${why}`));
+        const kind = typeof arg;
+        if (kind === 'number' || kind === 'string' || kind === 'boolean' || arg === null) {
+          // Nothing a replacer could refuse.
+          json = JSONStringify(arg);
+        } else {
+          try {
+            json = encodeArgument(arg);
+          } catch (e) {
+            const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
+            return PromiseReject(new TypeErrorCtor(`the argument of ${label} is not JSON-serialisable: ${why}`));
+          }
         }
-        let id;
         try {
-          id = hostStart(ns, fn, json);
+          return hostCall(ns, fn, json);
         } catch (e) {
           return PromiseReject(e);
         }
-        return new PromiseCtor((resolve, reject) => { pending[id] = { resolve, reject }; });
       },
     }[name];
     return call;
@@ -308,19 +309,9 @@
     }
   }
 
-  function settle(id, ok, payload) {
-    const entry = pending[id];
-    if (entry === undefined) return;
-    delete pending[id];
-    if (!ok) { entry.reject(new ErrorCtor(payload)); return; }
-    let value;
-    try {
-      value = JSONParse(payload);
-    } catch (e) {
-      entry.reject(new ErrorCtor(`the host returned malformed JSON: ${StringCtor(e)}`));
-      return;
-    }
-    entry.resolve(value);
+  // The rejection of a binding call the host failed, with its message.
+  function hostError(message) {
+    return new ErrorCtor(message);
   }
 
   // ---- results ------------------------------------------------------------
@@ -340,6 +331,10 @@
   // carry faithfully become a JSON string holding their inspect rendering.
   function encodeResult(value) {
     if (value === undefined) return undefined;
+    const kind = typeof value;
+    if (kind === 'number' || kind === 'string' || kind === 'boolean' || value === null) {
+      return JSONStringify(value);
+    }
     let json;
     try {
       json = JSONStringify(value, resultReplacer);
@@ -361,5 +356,5 @@
     }
   }
 
-  return { installBindings, settle, encodeResult, renderThrown };
+  return { installBindings, hostError, encodeResult, renderThrown };
 })

@@ -147,6 +147,49 @@ async fn dates_cross_as_iso_strings_and_undefined_as_null() {
 }
 
 #[tokio::test]
+async fn primitive_arguments_and_results_cross_as_json() {
+    // Primitives take a shorter path than objects on the way out.
+    let program = r#"
+        const sent = [0, -1.5, NaN, Infinity, "", "é\u0000\n\"", true, false, null];
+        const back = [];
+        for (const arg of sent) back.push(await tools.echo(arg));
+        return back;
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            0,
+            -1.5,
+            null,
+            null,
+            "",
+            "é\u{0}\n\"",
+            true,
+            false,
+            null
+        ]))
+    );
+}
+
+#[tokio::test]
+async fn a_binding_result_is_a_fresh_value_for_each_call() {
+    let program = r#"
+        const a = await tools.echo({list: [1]});
+        const b = await tools.echo({list: [1]});
+        a.list.push(2);
+        return [a, b, a === b];
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([{"list": [1, 2]}, {"list": [1]}, false]))
+    );
+}
+
+#[tokio::test]
 async fn a_panicking_binding_rejects_the_call() {
     let host = CodeBindingNamespace::new("tools").function("boom", |_| async move {
         if true {
