@@ -7,8 +7,9 @@
 //! guest's `run` export is called once; each binding call it starts is
 //! polled once inside `start-call` (a call that is ready at once goes to a
 //! per-run queue), and otherwise spawned on tokio to report back through a
-//! per-run channel; `wait-settled` drains the queue, then the channel. When the run is over the store is dropped, and with it the
-//! channel's receiver: a call that settles later has nowhere to go.
+//! per-run channel; `wait-settled` drains the queue, then the channel. When
+//! the run is over the store is dropped, and with it the channel's receiver:
+//! a call that settles later has nowhere to go.
 //!
 //! Everything the guest sends is checked here: indices, JSON, the number of
 //! calls in flight. A violation of the protocol traps the run; it never
@@ -40,7 +41,13 @@ use crate::request::{BindingResult, CodeBindingFunction};
 wasmtime::component::bindgen!({
     world: "guest",
     path: "../wit",
-    imports: { default: async | trappable },
+    // Only `wait-settled` can block; the other two return at once, and a
+    // synchronous import skips the future wasmtime builds for an async one.
+    imports: {
+        "coderun:sandbox/host.start-call": trappable,
+        "coderun:sandbox/host.log": trappable,
+        default: async | trappable,
+    },
     exports: { default: async },
 });
 
@@ -105,12 +112,15 @@ impl CompiledGuest {
             .table_keep_resident(KEEP_RESIDENT_BYTES)
             .pagemap_scan(Enabled::Auto);
 
-        // Fuel is on even when the budget is not (`fuel_metering`): it is
-        // also what makes a running guest yield, so that abort and the wall
-        // clock can stop it.
+        // A metered guest counts fuel, and yields to the executor on fuel
+        // too; an unmetered one compiles without fuel checks and yields at
+        // each epoch tick instead. Either way a spinning guest yields, so
+        // that abort and the wall clock can stop it.
+        let metered = config.get_fuel_metering();
         let mut wasm_config = Config::new();
         wasm_config
-            .consume_fuel(true)
+            .consume_fuel(metered)
+            .epoch_interruption(!metered)
             .max_wasm_stack(MAX_WASM_STACK)
             .async_stack_size(ASYNC_STACK)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
@@ -123,8 +133,32 @@ impl CompiledGuest {
         Guest::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state).map_err(engine_error)?;
         let pre = linker.instantiate_pre(&component).map_err(engine_error)?;
         let pre = GuestPre::new(pre).map_err(engine_error)?;
+        if !metered {
+            start_epoch_ticker(&engine).map_err(|e| {
+                RuntimeError::Engine(format!("the epoch ticker could not be started: {e}"))
+            })?;
+        }
         Ok(Self { engine, pre })
     }
+}
+
+/// How often an unmetered guest is interrupted to yield to the executor.
+pub(crate) const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Advances `engine`'s epoch every [`EPOCH_TICK`] on a thread of its own,
+/// until the engine is dropped.
+fn start_epoch_ticker(engine: &Engine) -> std::io::Result<()> {
+    let engine = engine.weak();
+    std::thread::Builder::new()
+        .name("coderun-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = engine.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })
+        .map(drop)
 }
 
 /// The compiled guest for `engine`: from the on-disk cache in `cache_dir`,
@@ -308,7 +342,7 @@ struct Calls {
 }
 
 impl coderun::sandbox::host::Host for RunState {
-    async fn start_call(
+    fn start_call(
         &mut self,
         namespace: u32,
         function: u32,
@@ -389,7 +423,7 @@ impl coderun::sandbox::host::Host for RunState {
         Ok(SettledCall { id, outcome })
     }
 
-    async fn log(&mut self, _level: LogLevel, line: String) -> wasmtime::Result<()> {
+    fn log(&mut self, _level: LogLevel, line: String) -> wasmtime::Result<()> {
         self.logs.push(line);
         Ok(())
     }

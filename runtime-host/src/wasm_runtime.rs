@@ -10,8 +10,9 @@
 //! 4. The guest's `run` is driven as one future, raced against the abort
 //!    signal, the runtime's dispose signal and the wall-clock deadline. The
 //!    guest yields to the executor every million units of fuel (about a
-//!    millisecond), so the race is decided promptly even while the program
-//!    spins; the loser is dropped, which stops the guest for good.
+//!    millisecond), or at every 1 ms epoch tick when fuel metering is off,
+//!    so the race is decided promptly even while the program spins; the
+//!    loser is dropped, which stops the guest for good.
 //! 5. The store is read for logs and fuel, then dropped with the instance.
 
 use std::sync::Arc;
@@ -34,13 +35,10 @@ use crate::result::{CodeRunFailure, CodeRunResult, FailureKind};
 use crate::transform::{self, TransformCache, Transformed};
 use crate::value;
 
-/// Fuel a guest burns between two yields to the executor: about a
-/// millisecond of JavaScript. Yielding on fuel replaced a 1 ms epoch ticker,
-/// whose checks cost CPU-bound code more than fuel metering does.
+/// Fuel a metered guest burns between two yields to the executor: about a
+/// millisecond of JavaScript. Metered guests yield on fuel rather than also
+/// checking epochs: the two checks together cost more than fuel alone.
 const FUEL_YIELD_INTERVAL: u64 = 1_000_000;
-/// The fuel an unmetered run starts with: centuries of computation, so the
-/// wall clock always ends a run first.
-const UNMETERED_FUEL: u64 = u64::MAX;
 
 /// A [`CodeRuntime`] that runs each program in a fresh QuickJS instance
 /// inside wasmtime.
@@ -169,12 +167,19 @@ impl WasmCodeRuntime {
         );
         store.limiter(|state| &mut state.limiter);
         // A spinning guest must yield to the executor now and then, so that
-        // the race below is decided promptly. Unmetered runs are paced by
-        // fuel too, with a budget they cannot exhaust.
+        // the race below is decided promptly: a metered one every
+        // `FUEL_YIELD_INTERVAL` units of fuel, an unmetered one at every
+        // epoch tick.
         let metered = inner.config.get_fuel_metering();
-        let paced = store
-            .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
-            .and_then(|()| store.set_fuel(if metered { fuel } else { UNMETERED_FUEL }));
+        let paced = if metered {
+            store
+                .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
+                .and_then(|()| store.set_fuel(fuel))
+        } else {
+            store.set_epoch_deadline(1);
+            store.epoch_deadline_async_yield_and_update(1);
+            Ok(())
+        };
         if let Err(error) = paced {
             return Ok(CodeRunResult::failed(CodeRunFailure::new(
                 FailureKind::WorkerExit,

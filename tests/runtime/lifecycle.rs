@@ -24,6 +24,25 @@ async fn abort_stops_a_spinning_program_promptly() {
 }
 
 #[tokio::test]
+async fn abort_stops_a_spinning_unmetered_program() {
+    // Without fuel, the guest yields at epoch ticks instead.
+    let runtime = runtime_with(|c| {
+        c.fuel_metering(false);
+    });
+    let controller = AbortController::new();
+    let request = CodeRunRequest::new("for (;;) {}").signal(controller.signal());
+    let run = tokio::spawn(async move { runtime.run(request).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    controller.abort("stop spinning");
+    let result = tokio::time::timeout(Duration::from_secs(20), run)
+        .await
+        .expect("an aborted unmetered run ends")
+        .unwrap();
+    assert_failure(&result, FailureKind::Abort, "stop spinning");
+    assert_eq!(result.fuel_consumed, 0);
+}
+
+#[tokio::test]
 async fn a_pre_aborted_request_never_starts_a_guest() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
