@@ -143,7 +143,7 @@ impl CompiledGuest {
 }
 
 /// How often an unmetered guest is interrupted to yield to the executor.
-pub(crate) const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(1);
+const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Advances `engine`'s epoch every [`EPOCH_TICK`] on a thread of its own,
 /// until the engine is dropped.
