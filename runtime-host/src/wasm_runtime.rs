@@ -199,9 +199,12 @@ impl WasmCodeRuntime {
                     .await
             };
             tokio::select! {
+                // An abort wins over an outcome that became ready in the
+                // same poll: an aborted binding rejects, and the program's
+                // reaction to that rejection is not how the run ended.
                 biased;
-                outcome = execute => Ending::Finished(outcome),
                 failure = &mut stop => Ending::Failed(failure),
+                outcome = execute => Ending::Finished(outcome),
             }
         };
 
