@@ -116,11 +116,19 @@ impl CompiledGuest {
         // too; an unmetered one compiles without fuel checks and yields at
         // each epoch tick instead. Either way a spinning guest yields, so
         // that abort and the wall clock can stop it.
+        //
+        // The guest uses the component model's synchronous ABI (its async
+        // host import runs on a fiber), so the component-model-async
+        // machinery is off: with it on, every store carries a concurrent
+        // task state, and dropping the store builds an error value (with a
+        // backtrace when `RUST_BACKTRACE` is set), which made it the largest
+        // cost of a cold run after the memory reset.
         let metered = config.get_fuel_metering();
         let mut wasm_config = Config::new();
         wasm_config
             .consume_fuel(metered)
             .epoch_interruption(!metered)
+            .concurrency_support(false)
             .max_wasm_stack(MAX_WASM_STACK)
             .async_stack_size(ASYNC_STACK)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
