@@ -34,6 +34,9 @@ const CPU: [(&str, &str); 3] = [
 ];
 /// The binding calls `calls.js` makes.
 const CALLS_PER_RUN: f64 = 1000.0;
+/// W3's runs per program and engine, after one warm-up; each figure is the
+/// best of them.
+const CPU_REPS: usize = 10;
 const WORKLOADS: [&str; 5] = ["cold", "calls", "cpu", "concurrent", "abort"];
 
 fn main() -> anyhow::Result<()> {
@@ -58,6 +61,7 @@ fn main() -> anyhow::Result<()> {
     let config = RuntimeConfig::default();
     let mut coderun = Map::new();
     coderun.insert("fuel".into(), json!(config.get_fuel()));
+    let mut native_quickjs = None;
     tokio.block_on(async {
         let runtime = WasmCodeRuntime::new(config.clone()).context("building the runtime")?;
         if wanted("cold") {
@@ -66,16 +70,17 @@ fn main() -> anyhow::Result<()> {
         }
         if wanted("calls") {
             progress("coderun: calls");
-            coderun.insert("calls".into(), calls(&runtime, 10).await?);
+            coderun.insert("calls".into(), calls(&runtime, 30).await?);
         }
         if wanted("cpu") {
-            progress("coderun: cpu");
-            coderun.insert("cpu".into(), cpu(&runtime, 5).await?);
-            progress("coderun: cpu, fuel metering off");
+            progress("coderun (fuel on, fuel off) and native QuickJS: cpu, interleaved");
             let mut unmetered = config;
             unmetered.fuel_metering(false);
             let unmetered = WasmCodeRuntime::new(unmetered).context("building the runtime")?;
-            coderun.insert("cpu_fuel_off".into(), cpu(&unmetered, 5).await?);
+            let [on, off, native] = cpu(&runtime, &unmetered, CPU_REPS).await?;
+            coderun.insert("cpu".into(), on);
+            coderun.insert("cpu_fuel_off".into(), off);
+            native_quickjs = Some(native);
         }
         if wanted("concurrent") {
             progress("coderun: concurrent");
@@ -90,9 +95,8 @@ fn main() -> anyhow::Result<()> {
 
     let mut report = Map::new();
     report.insert("coderun".into(), Value::Object(coderun));
-    if wanted("cpu") {
-        progress("native QuickJS: cpu");
-        let quickjs = json!({ "version": "rquickjs 0.14.0 (native)", "cpu": native_cpu(5)? });
+    if let Some(cpu) = native_quickjs {
+        let quickjs = json!({ "version": "rquickjs 0.14.0 (native)", "cpu": cpu });
         report.insert("native QuickJS".into(), quickjs);
     }
     println!("{}", Value::Object(report));
@@ -184,26 +188,43 @@ async fn calls(runtime: &WasmCodeRuntime, reps: usize) -> anyhow::Result<Value> 
     }))
 }
 
-/// W3: each CPU program `reps` times (after one warm-up): the best time,
-/// which on a shared machine is the least disturbed one, and the median.
-async fn cpu(runtime: &WasmCodeRuntime, reps: usize) -> anyhow::Result<Value> {
-    let mut out = Map::new();
+/// W3: each program `reps` times (after one warm-up) on coderun with fuel
+/// on, coderun with fuel off and native QuickJS, interleaved run by run, so
+/// that the three see the same machine: on a shared machine a slow spell
+/// lasts seconds, and measuring one engine after the other lets it land on
+/// one of them only. Returns the figures of the three, in that order.
+async fn cpu(
+    metered: &WasmCodeRuntime,
+    unmetered: &WasmCodeRuntime,
+    reps: usize,
+) -> anyhow::Result<[Value; 3]> {
+    let mut out: [Map<String, Value>; 3] = Default::default();
     for (name, program) in CPU {
-        let mut samples = Vec::new();
-        let mut value = Value::Null;
+        let mut samples: [Vec<f64>; 3] = Default::default();
+        let mut values = [Value::Null, Value::Null, Value::Null];
         for rep in 0..=reps {
-            let (elapsed, result) = timed_run(runtime, CodeRunRequest::new(program), None).await?;
-            if let Some(error) = result.error {
-                bail!("{name}: {error}");
+            for (i, runtime) in [metered, unmetered].into_iter().enumerate() {
+                let (elapsed, result) =
+                    timed_run(runtime, CodeRunRequest::new(program), None).await?;
+                if let Some(error) = result.error {
+                    bail!("{name}: {error}");
+                }
+                if rep > 0 {
+                    samples[i].push(elapsed);
+                }
+                values[i] = result.value.unwrap_or(Value::Null);
             }
+            let (elapsed, value) = native_run(name, program)?;
             if rep > 0 {
-                samples.push(elapsed);
+                samples[2].push(elapsed);
             }
-            value = result.value.unwrap_or(Value::Null);
+            values[2] = value;
         }
-        out.insert(name.into(), cpu_figures(&samples, value));
+        for ((out, samples), value) in out.iter_mut().zip(&samples).zip(values) {
+            out.insert(name.into(), cpu_figures(samples, value));
+        }
     }
-    Ok(Value::Object(out))
+    Ok(out.map(Value::Object))
 }
 
 /// One W3 program's figures: the best and the median time, and its checksum.
@@ -212,37 +233,27 @@ fn cpu_figures(samples: &[f64], value: Value) -> Value {
     json!({ "ms": best, "median_ms": median(samples), "value": value })
 }
 
-/// W3 on native QuickJS: a fresh runtime and context per run, the program as
-/// the body of an async function, its promise driven to the end.
-fn native_cpu(reps: usize) -> anyhow::Result<Value> {
-    let mut out = Map::new();
-    for (name, program) in CPU {
-        let mut samples = Vec::new();
-        let mut value = 0.0;
-        for rep in 0..=reps {
-            let start = Instant::now();
-            let runtime = rquickjs::Runtime::new()?;
-            let context = rquickjs::Context::full(&runtime)?;
-            value = context
-                .with(|ctx| {
-                    let promise: rquickjs::Promise =
-                        ctx.eval(format!("(async () => {{\n{program}\n}})()"))?;
-                    promise.finish::<f64>()
-                })
-                .with_context(|| format!("native QuickJS running {name}"))?;
-            if rep > 0 {
-                samples.push(ms(start.elapsed()));
-            }
-        }
-        // The checksums are integers; print them as the other peers do.
-        let value = if value.fract() == 0.0 {
-            json!(value as i64)
-        } else {
-            json!(value)
-        };
-        out.insert(name.into(), cpu_figures(&samples, value));
-    }
-    Ok(Value::Object(out))
+/// One W3 run on native QuickJS: a fresh runtime and context, the program as
+/// the body of an async function. Returns the time and the checksum.
+fn native_run(name: &str, program: &str) -> anyhow::Result<(f64, Value)> {
+    let start = Instant::now();
+    let runtime = rquickjs::Runtime::new()?;
+    let context = rquickjs::Context::full(&runtime)?;
+    let value = context
+        .with(|ctx| {
+            let promise: rquickjs::Promise =
+                ctx.eval(format!("(async () => {{\n{program}\n}})()"))?;
+            promise.finish::<f64>()
+        })
+        .with_context(|| format!("native QuickJS running {name}"))?;
+    let elapsed = ms(start.elapsed());
+    // The checksums are integers; print them as the other peers do.
+    let value = if value.fract() == 0.0 {
+        json!(value as i64)
+    } else {
+        json!(value)
+    };
+    Ok((elapsed, value))
 }
 
 /// The process's resident set, from /proc (Linux).

@@ -316,7 +316,10 @@ def section(results, failures, load):
         f"Written by `make bench-peers` (benches/peers/run.py), {today}. Each cell is the peer's "
         "figure and, in brackets, coderun ÷ peer: below 1 coderun is faster or smaller "
         "(runs/s: above 1). The workloads are the files in benches/peers/programs/; every peer "
-        "computes the same W3 checksums, and W3's times are each the best of 5 runs. coderun is the release build with the default "
+        "computes the same W3 checksums, and W3's times are each the best of several runs: of 10 for "
+        "coderun and native QuickJS, measured in one process and interleaved run by run (so that a "
+        "slow spell of this shared machine falls on all three alike), of 5 for the Node-hosted peers. "
+        "coderun is the release build with the default "
         f"configuration (fuel on, {fuel}); its W3 is also measured with fuel metering off "
         "(`RuntimeConfig::fuel_metering(false)`: the budget is not enforced).",
         "",
