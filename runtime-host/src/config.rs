@@ -81,7 +81,8 @@ impl RuntimeConfig {
     /// always 0, and only the wall clock (and abort) ends a run that never
     /// does. The guest is then compiled without fuel checks and made to
     /// yield by epoch interruption instead (a thread advances the epoch
-    /// every millisecond while the runtime lives). That is not uniformly
+    /// every millisecond while one of the runtime's runs is active, and
+    /// is parked while none is). That is not uniformly
     /// faster: call-heavy code runs slower with epoch checks than with fuel
     /// checks, sorting runs faster (`benches/OPTIMISATIONS.md`).
     ///

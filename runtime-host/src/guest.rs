@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -77,6 +77,8 @@ const KEEP_RESIDENT_BYTES: usize = 1024 * 1024;
 pub(crate) struct CompiledGuest {
     pub(crate) engine: Engine,
     pub(crate) pre: GuestPre<RunState>,
+    /// Present when the guest is unmetered: it yields on epochs.
+    pub(crate) ticker: Option<EpochTicker>,
 }
 
 /// Compiled guests, serialised, by engine compatibility hash: runtimes in one
@@ -141,32 +143,92 @@ impl CompiledGuest {
         Guest::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state).map_err(engine_error)?;
         let pre = linker.instantiate_pre(&component).map_err(engine_error)?;
         let pre = GuestPre::new(pre).map_err(engine_error)?;
-        if !metered {
-            start_epoch_ticker(&engine).map_err(|e| {
+        let ticker = if metered {
+            None
+        } else {
+            Some(EpochTicker::start(&engine).map_err(|e| {
                 RuntimeError::Engine(format!("the epoch ticker could not be started: {e}"))
-            })?;
-        }
-        Ok(Self { engine, pre })
+            })?)
+        };
+        Ok(Self {
+            engine,
+            pre,
+            ticker,
+        })
     }
 }
 
 /// How often an unmetered guest is interrupted to yield to the executor.
 const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// Advances `engine`'s epoch every [`EPOCH_TICK`] on a thread of its own,
-/// until the engine is dropped.
-fn start_epoch_ticker(engine: &Engine) -> std::io::Result<()> {
-    let engine = engine.weak();
-    std::thread::Builder::new()
-        .name("coderun-epoch".into())
-        .spawn(move || {
-            while let Some(engine) = engine.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
-            }
+/// Advances an engine's epoch every [`EPOCH_TICK`], on a thread of its own,
+/// while at least one run of that engine is active; parked while none is,
+/// so an idle runtime costs no wake-ups. Stopped when dropped.
+pub(crate) struct EpochTicker {
+    shared: Arc<TickerShared>,
+    thread: std::thread::Thread,
+}
+
+struct TickerShared {
+    /// Runs that need the epoch to advance: the number of live [`Pacing`]s.
+    active: AtomicUsize,
+    stopped: AtomicBool,
+}
+
+impl EpochTicker {
+    fn start(engine: &Engine) -> std::io::Result<Self> {
+        let shared = Arc::new(TickerShared {
+            active: AtomicUsize::new(0),
+            stopped: AtomicBool::new(false),
+        });
+        let state = shared.clone();
+        let engine = engine.weak();
+        let handle = std::thread::Builder::new()
+            .name("coderun-epoch".into())
+            .spawn(move || {
+                while !state.stopped.load(Ordering::Acquire) {
+                    if state.active.load(Ordering::Acquire) == 0 {
+                        // `pace` unparks; a wake-up that comes before the
+                        // park makes it return at once.
+                        std::thread::park();
+                        continue;
+                    }
+                    std::thread::sleep(EPOCH_TICK);
+                    let Some(engine) = engine.upgrade() else {
+                        break;
+                    };
+                    engine.increment_epoch();
+                }
+            })?;
+        Ok(Self {
+            shared,
+            thread: handle.thread().clone(),
         })
-        .map(drop)
+    }
+
+    /// Keeps the epoch advancing until the returned value is dropped.
+    pub(crate) fn pace(&self) -> Pacing {
+        if self.shared.active.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.thread.unpark();
+        }
+        Pacing(self.shared.clone())
+    }
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        self.shared.stopped.store(true, Ordering::Release);
+        self.thread.unpark();
+    }
+}
+
+/// One run's claim on the epoch ticker (see [`EpochTicker::pace`]).
+pub(crate) struct Pacing(Arc<TickerShared>);
+
+impl Drop for Pacing {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The compiled guest for `engine`: from the on-disk cache in `cache_dir`,

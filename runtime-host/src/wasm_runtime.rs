@@ -171,6 +171,8 @@ impl WasmCodeRuntime {
         // `FUEL_YIELD_INTERVAL` units of fuel, an unmetered one at every
         // epoch tick.
         let metered = inner.config.get_fuel_metering();
+        // Held until the run is over: the epoch advances while it runs.
+        let _pacing = inner.guest.ticker.as_ref().map(|ticker| ticker.pace());
         let paced = if metered {
             store
                 .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))

@@ -42,6 +42,38 @@ async fn abort_stops_a_spinning_unmetered_program() {
     assert_eq!(result.fuel_consumed, 0);
 }
 
+#[test]
+fn an_unmetered_runtime_that_sat_idle_still_times_out_a_spinning_program() {
+    // The epoch ticker parks while no run is active; a run must wake it, or
+    // a spinning guest would never yield and the wall clock never fire. The
+    // runs happen on a thread of their own, so that such a guest fails this
+    // test rather than hanging it.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let tokio = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let results = tokio.block_on(async {
+            let runtime = runtime_with(|c| {
+                c.fuel_metering(false)
+                    .wall_clock(Duration::from_millis(300));
+            });
+            let first = runtime.run(CodeRunRequest::new("return 1")).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let spinning = runtime.run(CodeRunRequest::new("for (;;) {}")).await;
+            (first, spinning)
+        });
+        let _ = sender.send(results);
+    });
+    let (first, spinning) = receiver
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a spinning unmetered run ends at its wall clock");
+    let first = first.unwrap();
+    assert_eq!(first.value, Some(json!(1)), "{first:?}");
+    assert_failure(&spinning.unwrap(), FailureKind::Timeout, "wall-clock");
+}
+
 #[tokio::test]
 async fn a_pre_aborted_request_never_starts_a_guest() {
     let calls = Arc::new(AtomicUsize::new(0));
