@@ -82,9 +82,10 @@ impl RuntimeConfig {
     /// does. The guest is then compiled without fuel checks and made to
     /// yield by epoch interruption instead (a thread advances the epoch
     /// every millisecond while one of the runtime's runs is active, and
-    /// is parked while none is). That is not uniformly
-    /// faster: call-heavy code runs slower with epoch checks than with fuel
-    /// checks, sorting runs faster (`benches/OPTIMISATIONS.md`).
+    /// is parked while none is). Epoch checks cost about what fuel checks
+    /// do (11–19 % over no checks at all; `benches/OPTIMISATIONS.md`), so
+    /// turning metering off is for hosts that want only a wall-clock
+    /// budget, not a large speed-up.
     ///
     /// By default this is `true`.
     pub fn fuel_metering(&mut self, enabled: bool) -> &mut Self {
