@@ -8,13 +8,21 @@
 //! by the source map, never by the wrapper. Positions QuickJS reports for
 //! the script (`program.js:L:C`) are mapped through the source map back to
 //! the program as written (`program.ts:L:C`).
+//!
+//! A program with no TypeScript syntax at all (most of what models write)
+//! skips semantic analysis, the transform and the reprint: it is wrapped as
+//! written, and its positions only shift on the first line.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use oxc::allocator::Allocator;
-use oxc::ast::ast::Statement;
+use oxc::ast::ast::{
+    FunctionType, MethodDefinitionType, Program, PropertyDefinitionType, Statement,
+};
+use oxc::ast::{AstKind, AstType};
+use oxc::ast_visit::Visit;
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::parser::{ParseOptions, Parser};
 use oxc::semantic::SemanticBuilder;
@@ -33,7 +41,20 @@ const WRAPPER_TAIL: &str = "\n})";
 pub(crate) struct Transformed {
     /// The function expression the guest evaluates.
     pub(crate) script: String,
-    map: Option<SourceMap<'static>>,
+    positions: Positions,
+}
+
+/// How positions in the script relate to the program as written.
+enum Positions {
+    /// The script is the program with its types stripped and reprinted:
+    /// positions go through the source map.
+    Mapped(Box<SourceMap<'static>>),
+    /// The script is the program as written, inside the wrapper: lines are
+    /// the same, and only the first line's columns shift, by the wrapper's
+    /// head. Holds the program's number of lines.
+    Verbatim(u32),
+    /// No source map was produced: positions stay as generated.
+    Unmapped,
 }
 
 /// Programs transformed recently, by source text: a program run again (a
@@ -125,6 +146,10 @@ fn transform_unguarded(source: &str) -> Result<Transformed, String> {
         ));
     }
 
+    if runs_as_written(source, &program) {
+        return Ok(Transformed::verbatim(source));
+    }
+
     // `enum_eval` precomputes enum member values, which enum lowering needs.
     let scoping = SemanticBuilder::new()
         .with_enum_eval(true)
@@ -154,8 +179,87 @@ fn transform_unguarded(source: &str) -> Result<Transformed, String> {
     script.push_str(WRAPPER_TAIL);
     Ok(Transformed {
         script,
-        map: generated.map.map(SourceMap::into_owned),
+        positions: generated.map.map_or(Positions::Unmapped, |map| {
+            Positions::Mapped(Box::new(map.into_owned()))
+        }),
     })
+}
+
+/// Whether `source`, which parsed as TypeScript into `program`, can run as
+/// written, skipping semantic analysis, the transform and the reprint: it
+/// has no TypeScript syntax.
+///
+/// Conservative by construction: a TypeScript node anywhere (a type, an
+/// `as`, a `!`, generics, an enum, a namespace, a decorator) or a
+/// TypeScript-only mark on a JavaScript node (`private`, `readonly`,
+/// `declare`, `abstract`, `override`, parameter properties, `?` and `!`
+/// marks, overload signatures) sends it through the transform. Text that is
+/// valid in both languages but reads differently (`f<T>(x)` is a call with
+/// a type argument in TypeScript, two comparisons in JavaScript) has a
+/// TypeScript node.
+fn runs_as_written(source: &str, program: &Program<'_>) -> bool {
+    // A hashbang and HTML-like comments (`<!--`, `-->`) read differently
+    // once the source sits inside the wrapper and is evaluated as a script.
+    if source.starts_with("#!") || source.contains("<!--") || source.contains("-->") {
+        return false;
+    }
+    let mut finder = TypeScriptFinder { found: false };
+    finder.visit_program(program);
+    !finder.found
+}
+
+/// Finds any TypeScript syntax in a program.
+struct TypeScriptFinder {
+    found: bool,
+}
+
+/// The node types that are TypeScript syntax: oxc numbers them as one run,
+/// from `TSThisParameter` to `TSInstantiationExpression`, with `Decorator`
+/// among them (the `typescript_syntax_is_never_run_as_written` test covers
+/// every kind of TypeScript syntax, so a reordering would show).
+const TYPESCRIPT_NODES: std::ops::RangeInclusive<u8> =
+    AstType::TSThisParameter as u8..=AstType::TSInstantiationExpression as u8;
+
+impl<'a> Visit<'a> for TypeScriptFinder {
+    fn enter_node(&mut self, kind: AstKind<'a>) {
+        let typescript = TYPESCRIPT_NODES.contains(&(kind.ty() as u8))
+            || match kind {
+                AstKind::VariableDeclaration(it) => it.declare,
+                AstKind::VariableDeclarator(it) => it.definite,
+                AstKind::Function(it) => {
+                    it.declare
+                        || it.body.is_none()
+                        || !matches!(
+                            it.r#type,
+                            FunctionType::FunctionDeclaration | FunctionType::FunctionExpression
+                        )
+                }
+                AstKind::FormalParameter(it) => {
+                    it.optional || it.accessibility.is_some() || it.readonly || it.r#override
+                }
+                AstKind::Class(it) => it.r#abstract || it.declare,
+                AstKind::MethodDefinition(it) => {
+                    it.r#override
+                        || it.optional
+                        || it.accessibility.is_some()
+                        || !matches!(it.r#type, MethodDefinitionType::MethodDefinition)
+                }
+                AstKind::PropertyDefinition(it) => {
+                    it.declare
+                        || it.r#override
+                        || it.optional
+                        || it.definite
+                        || it.readonly
+                        || it.accessibility.is_some()
+                        || !matches!(it.r#type, PropertyDefinitionType::PropertyDefinition)
+                }
+                // `accessor` fields belong to the decorators proposal,
+                // which QuickJS does not parse: the transform handles them.
+                AstKind::AccessorProperty(_) => true,
+                _ => false,
+            };
+        self.found |= typescript;
+    }
 }
 
 fn statement_start(statement: &Statement<'_>) -> usize {
@@ -191,13 +295,27 @@ fn line_column(source: &str, offset: usize) -> (usize, usize) {
 }
 
 impl Transformed {
+    /// The program as written, wrapped.
+    fn verbatim(source: &str) -> Self {
+        let mut script = String::with_capacity(source.len() + 32);
+        script.push_str(WRAPPER_HEAD);
+        script.push_str(source);
+        script.push_str(WRAPPER_TAIL);
+        let lines = u32::try_from(source.split('\n').count()).unwrap_or(u32::MAX);
+        Self {
+            script,
+            positions: Positions::Verbatim(lines),
+        }
+    }
+
     /// Rewrites every `program.js:L:C` in `text` to the matching
     /// `program.ts:L:C`. Positions with no mapping keep the generated ones.
     pub(crate) fn map_positions(&self, text: &str) -> String {
-        let Some(map) = &self.map else {
-            return text.to_owned();
+        let table = match &self.positions {
+            Positions::Unmapped => return text.to_owned(),
+            Positions::Mapped(map) => Some(map.generate_lookup_table()),
+            Positions::Verbatim(_) => None,
         };
-        let table = map.generate_lookup_table();
         let lookup = |line: u32, column: u32| {
             // QuickJS counts from 1; source maps from 0. The wrapper's head
             // shares the script's first line.
@@ -206,8 +324,16 @@ impl Transformed {
             if line == 0 {
                 column = column.checked_sub(WRAPPER_HEAD.len() as u32)?;
             }
-            let token = map.lookup_token(&table, line, column)?;
-            Some((token.get_src_line() + 1, token.get_src_col() + 1))
+            match (&self.positions, &table) {
+                (Positions::Mapped(map), Some(table)) => {
+                    let token = map.lookup_token(table, line, column)?;
+                    Some((token.get_src_line() + 1, token.get_src_col() + 1))
+                }
+                // The wrapper's tail is on a line of its own, past the
+                // program's last.
+                (Positions::Verbatim(lines), _) if line < *lines => Some((line + 1, column + 1)),
+                _ => None,
+            }
         };
         let needle = format!("{SCRIPT_FILE}:");
         let mut out = String::with_capacity(text.len());
@@ -305,5 +431,103 @@ mod tests {
             + 1;
         let mapped = out.map_positions(&format!("at f (program.js:{line}:{col})"));
         assert_eq!(mapped, "at f (program.ts:5:1)");
+    }
+
+    fn is_verbatim(source: &str) -> bool {
+        let out = transform(source).unwrap();
+        let verbatim = matches!(out.positions, Positions::Verbatim(_));
+        if verbatim {
+            assert_eq!(out.script, format!("{WRAPPER_HEAD}{source}{WRAPPER_TAIL}"));
+        }
+        verbatim
+    }
+
+    #[test]
+    fn javascript_runs_as_written() {
+        for source in [
+            "return 1 + 1",
+            "const xs = [3, 1, 2];\nxs.sort((a, b) => a - b);\nreturn xs",
+            "for (let i = 0; i < 3; i++) {}\nreturn a > b ? 1 : 2",
+            "class A { #x = 1; static y = 2; get x() { return this.#x } }\nreturn new A().x",
+            "label: for (;;) { break label }\nreturn await Promise.resolve(`t${1}`)",
+            "const o = { a: 1 };\nreturn o?.a ?? 0",
+        ] {
+            assert!(is_verbatim(source), "{source}");
+        }
+    }
+
+    #[test]
+    fn typescript_syntax_is_never_run_as_written() {
+        for source in [
+            "const x: number = 1;\nreturn x",
+            "return (1 as number)",
+            "return (1 satisfies number)",
+            "const o: { a?: number } = {};\nreturn o.a!",
+            "function f<T>(x: T) { return x }\nreturn f(1)",
+            // Valid JavaScript too, where it means two comparisons.
+            "function f(x) { return x }\nreturn f<number>(2)",
+            "function f(x) { return x }\nconst g = f<string>;\nreturn g",
+            "return <number>(1)",
+            "enum E { A, B }\nreturn E.B",
+            "namespace N { export const a = 1 }\nreturn N.a",
+            "type T = number;\nreturn 1",
+            "interface I { a: number }\nreturn 1",
+            "declare const d: number;\nreturn 1",
+            "class A { private x = 1; readonly y = 2; declare z: number }\nreturn 1",
+            "class A { constructor(private x) {} }\nreturn new A(1)",
+            "class A { constructor(public readonly x) {} }\nreturn new A(1).x",
+            "abstract class A { abstract f(): void }\nreturn 1",
+            "class A implements B {}\nreturn 1",
+            "class A { x?: number; y!: number }\nreturn 1",
+            "function f(x?) { return x }\nreturn f()",
+            "function f(this: Window) {}\nreturn 1",
+            "function f(a: number): void;\nfunction f(a) {}\nreturn 1",
+            "let x!: number;\nreturn 1",
+            "@dec class A {}\nfunction dec(c) { return c }\nreturn 1",
+            "class A { @dec m() {} }\nfunction dec() {}\nreturn 1",
+            "class A { override m() {} }\nreturn 1",
+            "class A { private x = 1 }\nreturn 1",
+            "class A { protected m() {} }\nreturn 1",
+            "class A { readonly y = 2 }\nreturn 1",
+            "class A { declare z }\nreturn 1",
+            "class A { x? }\nreturn 1",
+            "class A { m?() {} }\nreturn 1",
+            "abstract class A {}\nreturn 1",
+            "declare class A {}\nreturn 1",
+            "declare function f();\nreturn 1",
+            "class A { accessor x = 1 }\nreturn 1",
+            "class A { m(): void; m() {} }\nreturn 1",
+            "return (x: number) => x",
+            "return ((x) => x)<number>",
+        ] {
+            assert!(!is_verbatim(source), "ran as written: {source}");
+        }
+    }
+
+    #[test]
+    fn html_like_comments_and_hashbangs_go_through_the_transform() {
+        for source in [
+            "let b = 2;\nreturn 1 <!--b",
+            "#!/usr/bin/env node\nreturn 1",
+        ] {
+            let out = transform(source).unwrap();
+            assert!(!matches!(out.positions, Positions::Verbatim(_)), "{source}");
+        }
+    }
+
+    #[test]
+    fn verbatim_positions_shift_only_on_the_first_line() {
+        let out = transform("const a = 1;\nthrow new Error('x')").unwrap();
+        assert!(matches!(out.positions, Positions::Verbatim(2)));
+        let head = WRAPPER_HEAD.len();
+        assert_eq!(
+            out.map_positions(&format!("at program.js:1:{} and program.js:2:1", head + 7)),
+            "at program.ts:1:7 and program.ts:2:1"
+        );
+        // The wrapper's own positions (its head, its tail's line) stay.
+        assert_eq!(
+            out.map_positions("program.js:1:3 program.js:3:1"),
+            "program.js:1:3 program.js:3:1"
+        );
     }
 }

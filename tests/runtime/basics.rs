@@ -73,6 +73,31 @@ async fn a_thrown_error_carries_its_message_and_line() {
 }
 
 #[tokio::test]
+async fn plain_javascript_runs_as_written_with_its_positions() {
+    // No type syntax: the program skips the transform and runs as written.
+    let result = run("const a = 1;\nthrow new Error('plain')").await;
+    assert_failure(&result, FailureKind::Exception, "Error: plain");
+    assert_failure(&result, FailureKind::Exception, "program.ts:2:");
+    // The first line shares the script's line with the wrapper's head.
+    let result = run("const o = null; return o.x").await;
+    assert_failure(&result, FailureKind::Exception, "program.ts:1:");
+    assert_failure(&result, FailureKind::Exception, "TypeError");
+}
+
+#[tokio::test]
+async fn javascript_that_reads_differently_as_typescript_runs_as_typescript() {
+    // A call with a type argument in TypeScript; two comparisons in
+    // JavaScript (which would throw: `number` is not defined).
+    let result = run("function f(x) { return x }\nreturn f<number>(2)").await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(2)));
+    // In a module `<!--` is not a comment: `1 < !(--b)`.
+    let result = run("let b = 2;\nreturn 1 <!--b").await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(false)));
+}
+
+#[tokio::test]
 async fn a_thrown_string_is_rendered_as_text() {
     let result = run("throw 'raw'").await;
     assert_failure(&result, FailureKind::Exception, "raw");
