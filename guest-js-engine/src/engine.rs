@@ -1,7 +1,8 @@
 //! The QuickJS engine state and the per-run event loop.
 //!
-//! All guest state lives in one `Engine` value (plus two counters), created by
-//! `initialize` and captured by the snapshot. Only `run` mutates it, once per
+//! All guest state lives in one `Engine` value (plus the `Math.random` state
+//! and the calls in flight), created by `initialize` and captured by the
+//! snapshot. Only `run` mutates it, once per
 //! instance.
 
 use std::cell::{Cell, RefCell};
@@ -41,10 +42,9 @@ thread_local! {
     static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
     /// xorshift64* state behind `Math.random`, reseeded by every run.
     static RANDOM: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
-    /// Binding calls started and not yet settled.
-    static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
-    /// The resolving functions of every call in flight, by call id. Kept on
-    /// the Rust side, where no program can reach or patch them.
+    /// The resolving functions of every binding call started and not yet
+    /// settled, by call id. Kept on the Rust side, where no program can
+    /// reach or patch them.
     static PENDING: RefCell<HashMap<u64, Resolvers>> = RefCell::new(HashMap::new());
 }
 
@@ -157,11 +157,10 @@ fn run_in<'js>(
             }
             PromiseState::Pending => {}
         }
-        if IN_FLIGHT.with(Cell::get) == 0 {
+        if PENDING.with(|pending| pending.borrow().is_empty()) {
             return Outcome::Stalled;
         }
         let settled = host::wait_settled();
-        IN_FLIGHT.with(|n| n.set(n.get().saturating_sub(1)));
         if settle(ctx, &internals, settled).is_err() {
             // Only a program that exhausted memory can make settling fail;
             // drop the exception and let the promise stay pending.
@@ -295,7 +294,6 @@ fn host_call<'js>(
     let (promise, resolve, reject) = ctx.promise()?;
     match host::start_call(namespace, function, &args_json) {
         Ok(id) => {
-            IN_FLIGHT.with(|n| n.set(n.get() + 1));
             let resolvers = Resolvers {
                 resolve: Persistent::save(&ctx, resolve),
                 reject: Persistent::save(&ctx, reject),

@@ -259,8 +259,16 @@
     return value;
   }
 
+  // Values JSON carries as they are: no replacer has anything to refuse or
+  // rewrite in them.
+  function isPlainJson(value) {
+    const kind = typeof value;
+    return kind === 'number' || kind === 'string' || kind === 'boolean' || value === null;
+  }
+
   function encodeArgument(arg) {
     if (arg === undefined) return 'null';
+    if (isPlainJson(arg)) return JSONStringify(arg);
     const json = JSONStringify(arg, argumentReplacer);
     return json === undefined ? 'null' : json;
   }
@@ -271,17 +279,11 @@
     const call = {
       [name](arg) {
         let json;
-        const kind = typeof arg;
-        if (kind === 'number' || kind === 'string' || kind === 'boolean' || arg === null) {
-          // Nothing a replacer could refuse.
-          json = JSONStringify(arg);
-        } else {
-          try {
-            json = encodeArgument(arg);
-          } catch (e) {
-            const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
-            return PromiseReject(new TypeErrorCtor(`the argument of ${label} is not JSON-serialisable: ${why}`));
-          }
+        try {
+          json = encodeArgument(arg);
+        } catch (e) {
+          const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
+          return PromiseReject(new TypeErrorCtor(`the argument of ${label} is not JSON-serialisable: ${why}`));
         }
         try {
           return hostCall(ns, fn, json);
@@ -331,10 +333,7 @@
   // carry faithfully become a JSON string holding their inspect rendering.
   function encodeResult(value) {
     if (value === undefined) return undefined;
-    const kind = typeof value;
-    if (kind === 'number' || kind === 'string' || kind === 'boolean' || value === null) {
-      return JSONStringify(value);
-    }
+    if (isPlainJson(value)) return JSONStringify(value);
     let json;
     try {
       json = JSONStringify(value, resultReplacer);
