@@ -1,51 +1,69 @@
 //! The QuickJS engine state and the per-run event loop.
 //!
-//! All guest state lives in one `Engine` value (plus the `Math.random` state
-//! and the calls in flight), created by `initialize` and captured by the
-//! snapshot. Only `run` mutates it, once per
-//! instance.
+//! All guest state lives in one `State` value: the QuickJS engine, created
+//! by `initialize` and captured by the snapshot, and what the natives reach
+//! while a program runs (the `Math.random` state, the calls in flight, the
+//! run's start time). Only `run` mutates it, once per instance.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::time::{Instant, SystemTime};
 
 use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
 use rquickjs::{
-    Array, Coerced, Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime, Value,
+    Array, ArrayBuffer, Coerced, Context, Ctx, Exception, Function, Object, Persistent, Promise,
+    Runtime, Value,
 };
 
 use crate::coderun::sandbox::host::{self, LogLevel};
-use crate::exports::coderun::sandbox::program::{Namespace, Outcome, Settings, Thrown};
+use crate::exports::coderun::sandbox::program::{Namespace, Outcome, ReturnedValue, Settings};
 
 const PRELUDE: &str = include_str!("prelude.js");
 
-/// Name the program's script is evaluated under; the host maps positions in
-/// it back to the program as written.
-const PROGRAM_FILE: &str = "program.js";
-
-/// QuickJS's own stack-depth check, in bytes of the C shadow stack. Deep
-/// recursion then throws a catchable `RangeError` well before the shadow
-/// stack (2 MiB, set in `build.rs`) or the wasm stack runs out.
-/// Needs `patches/quickjs-wasi-stack-limit.patch`: stock QuickJS ignores it on
-/// WASI.
-const MAX_STACK_BYTES: usize = 1792 * 1024;
+/// QuickJS's own stack-depth check, in bytes of the C shadow stack (4 MiB,
+/// set in `build.rs`). Deep recursion, in JavaScript or in the engine's own
+/// recursive C code (the parser behind `eval` and `new Function`,
+/// `JSON.parse`, regular expressions), then throws a catchable `RangeError`
+/// before the shadow stack or the wasm stack runs out: about 7,400 frames of
+/// plain JavaScript recursion. Needs `patches/quickjs-wasi-stack-limit.patch`:
+/// stock QuickJS ignores the limit on WASI, and on wasm its check measures
+/// only the shadow stack, which the patch makes each checked frame charge.
+const MAX_STACK_BYTES: usize = 3840 * 1024;
 
 struct Engine {
     runtime: Runtime,
     context: Context,
     /// The object the prelude returned: `installBindings`, `hostError`,
-    /// `encodeResult`, `renderThrown`. Never reachable from programs.
+    /// `encodeResult`, `display`, `renderThrown`, `fireTimer`. Never
+    /// reachable from programs.
     internals: Persistent<Object<'static>>,
 }
 
-thread_local! {
-    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+/// Everything the guest keeps between `initialize` and `run`, and what the
+/// natives the program calls into read and write while it runs. One value,
+/// with a cell per part: the engine is borrowed for the whole run, while the
+/// natives it calls reach the other parts.
+struct State {
+    engine: RefCell<Option<Engine>>,
     /// xorshift64* state behind `Math.random`, reseeded by every run.
-    static RANDOM: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
+    random: Cell<u64>,
     /// The resolving functions of every binding call started and not yet
     /// settled, by call id. Kept on the Rust side, where no program can
     /// reach or patch them.
-    static PENDING: RefCell<HashMap<u64, Resolvers>> = RefCell::new(HashMap::new());
+    pending: RefCell<HashMap<u64, Resolvers>>,
+    /// When the run started, for `performance.now()`, and the wall-clock
+    /// time then, in milliseconds, for `performance.timeOrigin`.
+    started: Cell<Option<(Instant, f64)>>,
+}
+
+thread_local! {
+    static STATE: State = State {
+        engine: RefCell::new(None),
+        random: Cell::new(0x9E37_79B9_7F4A_7C15),
+        pending: RefCell::new(HashMap::new()),
+        started: Cell::new(None),
+    };
 }
 
 /// The `resolve` and `reject` functions of a binding call's promise.
@@ -56,7 +74,8 @@ struct Resolvers {
 
 /// Creates the runtime and context once; later calls do nothing.
 pub fn initialize() {
-    ENGINE.with(|cell| {
+    STATE.with(|state| {
+        let cell = &state.engine;
         if cell.borrow().is_some() {
             return;
         }
@@ -72,6 +91,9 @@ pub fn initialize() {
                     "random",
                     Function::new(ctx.clone(), random)?.with_name("random")?,
                 )?;
+                natives.set("now", Function::new(ctx.clone(), now)?.with_name("now")?)?;
+                natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
+                natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
                 let mut options = EvalOptions::default();
                 options.filename = Some("prelude.js".into());
                 let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
@@ -91,10 +113,11 @@ pub fn initialize() {
 /// Runs one program to its outcome.
 pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome {
     initialize();
-    // Zero is xorshift's fixed point.
-    RANDOM.with(|r| r.set(settings.random_seed | 1));
-    ENGINE.with(|cell| {
-        let engine = cell.borrow();
+    STATE.with(|state| {
+        // Zero is xorshift's fixed point.
+        state.random.set(settings.random_seed | 1);
+        state.started.set(Some((Instant::now(), wall_clock_ms())));
+        let engine = state.engine.borrow();
         let Some(engine) = engine.as_ref() else {
             return internal_failure("the engine is not initialised");
         };
@@ -102,7 +125,7 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
         engine.runtime.set_max_stack_size(MAX_STACK_BYTES);
         engine
             .context
-            .with(|ctx| run_in(&ctx, engine.internals.clone(), source, bindings))
+            .with(|ctx| run_in(&ctx, engine.internals.clone(), source, bindings, settings))
     })
 }
 
@@ -111,6 +134,7 @@ fn run_in<'js>(
     internals: Persistent<Object<'static>>,
     source: &str,
     bindings: &[Namespace],
+    settings: &Settings,
 ) -> Outcome {
     let internals = match internals.restore(ctx) {
         Ok(internals) => internals,
@@ -125,7 +149,7 @@ fn run_in<'js>(
     let mut options = EvalOptions::default();
     options.strict = false;
     options.backtrace_barrier = true;
-    options.filename = Some(PROGRAM_FILE.into());
+    options.filename = Some(settings.script_name.clone());
     let main: Function = match ctx.eval_with_options(source, options) {
         Ok(main) => main,
         Err(error) => return thrown(ctx, &internals, error),
@@ -135,7 +159,7 @@ fn run_in<'js>(
         Err(error) => return thrown(ctx, &internals, error),
     };
     let Some(promise) = value.as_promise().cloned() else {
-        return encode(ctx, &internals, value);
+        return encode(ctx, &internals, value, settings);
     };
 
     loop {
@@ -143,7 +167,7 @@ fn run_in<'js>(
         match promise.state() {
             PromiseState::Resolved => {
                 return match promise.result::<Value>() {
-                    Some(Ok(value)) => encode(ctx, &internals, value),
+                    Some(Ok(value)) => encode(ctx, &internals, value, settings),
                     Some(Err(error)) => thrown(ctx, &internals, error),
                     None => internal_failure("a settled promise has no result"),
                 };
@@ -157,11 +181,25 @@ fn run_in<'js>(
             }
             PromiseState::Pending => {}
         }
-        if PENDING.with(|pending| pending.borrow().is_empty()) {
+        // One timer at a time: the jobs its callback queues run first.
+        let next_timer = match internals
+            .get::<_, Function>("fireTimer")
+            .and_then(|fire| fire.call::<_, f64>(()))
+        {
+            Ok(next) => next,
+            Err(error) => return thrown(ctx, &internals, error),
+        };
+        if next_timer == 0.0 {
+            continue;
+        }
+        let timeout = (next_timer > 0.0).then(|| next_timer.ceil() as u64);
+        if timeout.is_none() && STATE.with(|state| state.pending.borrow().is_empty()) {
             return Outcome::Stalled;
         }
-        let settled = host::wait_settled();
-        if settle(ctx, &internals, settled).is_err() {
+        // `None`: the timeout passed first, and a timer is due.
+        if let Some(settled) = host::wait_settled(timeout)
+            && settle(ctx, &internals, settled).is_err()
+        {
             // Only a program that exhausted memory can make settling fail;
             // drop the exception and let the promise stay pending.
             ctx.catch();
@@ -176,7 +214,7 @@ fn settle<'js>(
     internals: &Object<'js>,
     settled: host::SettledCall,
 ) -> rquickjs::Result<()> {
-    let Some(resolvers) = PENDING.with(|pending| pending.borrow_mut().remove(&settled.id)) else {
+    let Some(resolvers) = STATE.with(|state| state.pending.borrow_mut().remove(&settled.id)) else {
         return Ok(());
     };
     let rejection = match settled.outcome {
@@ -208,30 +246,45 @@ fn install_bindings<'js>(
     for (i, namespace) in bindings.iter().enumerate() {
         let entry = Array::new(ctx.clone())?;
         entry.set(0, namespace.global.as_str())?;
-        let names = Array::new(ctx.clone())?;
-        for (j, name) in namespace.functions.iter().enumerate() {
-            names.set(j, name.as_str())?;
+        let functions = Array::new(ctx.clone())?;
+        for (j, function) in namespace.functions.iter().enumerate() {
+            let pair = Array::new(ctx.clone())?;
+            pair.set(0, function.name.as_str())?;
+            pair.set(1, function.label.as_str())?;
+            functions.set(j, pair)?;
         }
-        entry.set(1, names)?;
+        entry.set(1, functions)?;
         decls.set(i, entry)?;
     }
     let install: Function = internals.get("installBindings")?;
     install.call((decls,))
 }
 
-fn encode<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, value: Value<'js>) -> Outcome {
+fn encode<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    value: Value<'js>,
+    settings: &Settings,
+) -> Outcome {
+    let room = settings.max_value_chars;
+    if value.is_undefined() {
+        return Outcome::Returned(None);
+    }
     let encoded = internals
         .get::<_, Function>("encodeResult")
-        .and_then(|encode| encode.call::<_, Option<String>>((value,)));
+        .and_then(|encode| encode.call::<_, String>((value.clone(), room)))
+        .and_then(|json| {
+            let display = internals
+                .get::<_, Function>("display")?
+                .call::<_, String>((value, room))?;
+            Ok(ReturnedValue { json, display })
+        });
     match encoded {
-        Ok(json) => Outcome::Returned(json),
-        Err(error) => {
-            let Thrown { message, stack } = render_thrown(ctx, internals, error);
-            Outcome::Threw(Thrown {
-                message: format!("the returned value could not be serialised: {message}"),
-                stack,
-            })
-        }
+        Ok(returned) => Outcome::Returned(Some(returned)),
+        Err(error) => Outcome::Threw(format!(
+            "the returned value could not be serialised: {}",
+            render_thrown(ctx, internals, error)
+        )),
     }
 }
 
@@ -239,35 +292,24 @@ fn thrown<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, error: rquickjs::Error) 
     Outcome::Threw(render_thrown(ctx, internals, error))
 }
 
-fn render_thrown<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, error: rquickjs::Error) -> Thrown {
+/// The pending exception, rendered by the prelude (an error's headline,
+/// then its stack).
+fn render_thrown<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, error: rquickjs::Error) -> String {
     if !matches!(error, rquickjs::Error::Exception) {
-        return Thrown {
-            message: error.to_string(),
-            stack: None,
-        };
+        return error.to_string();
     }
     let value = ctx.catch();
     let rendered = internals
         .get::<_, Function>("renderThrown")
-        .and_then(|render| render.call::<_, Object>((value,)))
-        .and_then(|rendered| Ok((rendered.get("message")?, rendered.get("stack")?)));
-    match rendered {
-        Ok((message, stack)) => Thrown { message, stack },
-        Err(_) => {
-            ctx.catch();
-            Thrown {
-                message: "a value that could not be rendered was thrown".into(),
-                stack: None,
-            }
-        }
-    }
+        .and_then(|render| render.call::<_, String>((value,)));
+    rendered.unwrap_or_else(|_| {
+        ctx.catch();
+        "a value that could not be rendered was thrown".into()
+    })
 }
 
 fn internal_failure(what: &str) -> Outcome {
-    Outcome::Threw(Thrown {
-        message: format!("InternalError: {what}"),
-        stack: None,
-    })
+    Outcome::Threw(format!("InternalError: {what}"))
 }
 
 fn host_log(level: u32, line: String) {
@@ -298,7 +340,7 @@ fn host_call<'js>(
                 resolve: Persistent::save(&ctx, resolve),
                 reject: Persistent::save(&ctx, reject),
             };
-            PENDING.with(|pending| pending.borrow_mut().insert(id, resolvers));
+            STATE.with(|state| state.pending.borrow_mut().insert(id, resolvers));
             Ok(promise)
         }
         Err(message) => Err(Exception::throw_message(&ctx, &message)),
@@ -306,13 +348,62 @@ fn host_call<'js>(
 }
 
 fn random() -> f64 {
-    RANDOM.with(|state| {
-        let mut x = state.get();
+    STATE.with(|state| {
+        let mut x = state.random.get();
         x ^= x >> 12;
         x ^= x << 25;
         x ^= x >> 27;
-        state.set(x);
+        state.random.set(x);
         // The top 53 bits of the xorshift64* output, scaled into [0, 1).
         (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
     })
+}
+
+/// `performance.now()`: milliseconds since the run started, from the
+/// monotonic clock (QuickJS's own measures from when the snapshot was
+/// taken, on another machine).
+fn now() -> f64 {
+    STATE.with(|state| {
+        state
+            .started
+            .get()
+            .map_or(0.0, |(started, _)| started.elapsed().as_secs_f64() * 1000.0)
+    })
+}
+
+/// `performance.timeOrigin`: the wall-clock time the run started, in
+/// milliseconds since the Unix epoch.
+fn time_origin() -> f64 {
+    STATE.with(|state| state.started.get().map_or(0.0, |(_, origin)| origin))
+}
+
+/// `crypto.getRandomValues`: `length` bytes (at most 64 KiB, checked by
+/// the prelude) from the host's `wasi:random` generator for the run.
+fn random_bytes<'js>(ctx: Ctx<'js>, length: u32) -> rquickjs::Result<ArrayBuffer<'js>> {
+    let length = (length as usize).min(MAX_RANDOM_BYTES);
+    let mut bytes = vec![0u8; length];
+    // getentropy fills at most 256 bytes per call.
+    for chunk in bytes.chunks_mut(256) {
+        // SAFETY: `chunk` is a live, writable buffer of `chunk.len()` bytes.
+        if unsafe { getentropy(chunk.as_mut_ptr(), chunk.len()) } != 0 {
+            return Err(Exception::throw_internal(
+                &ctx,
+                "the host's random generator failed",
+            ));
+        }
+    }
+    ArrayBuffer::new(ctx, bytes)
+}
+
+const MAX_RANDOM_BYTES: usize = 65536;
+
+unsafe extern "C" {
+    /// wasi-libc's, over `wasi:random/random`.
+    fn getentropy(buffer: *mut u8, length: usize) -> i32;
+}
+
+fn wall_clock_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |since| since.as_secs_f64() * 1000.0)
 }

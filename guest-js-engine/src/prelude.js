@@ -5,7 +5,7 @@
 // builtins breaks only itself.
 (function (natives) {
   'use strict';
-  const { hostLog, hostCall, random } = natives;
+  const { hostLog, hostCall, random, randomBytes, now, timeOrigin } = natives;
 
   const ObjectCreate = Object.create;
   const defineProperty = Object.defineProperty;
@@ -19,6 +19,13 @@
   const PromiseReject = Promise.reject.bind(Promise);
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const NumberCtor = Number;
+  const Uint8ArrayCtor = Uint8Array;
+  const Float32ArrayCtor = Float32Array;
+  const Float64ArrayCtor = Float64Array;
+  const DataViewCtor = DataView;
+  const ReflectApply = Reflect.apply;
   const StringCtor = String;
   const MapCtor = Map;
   const SetCtor = Set;
@@ -33,18 +40,176 @@
   const regExpToString = RegExp.prototype.toString;
   const functionToString = Function.prototype.toString;
   const symbolToString = Symbol.prototype.toString;
-  const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-  const MAX_DEPTH = 2;
-  const MAX_ITEMS = 100;
+  const toWellFormed = String.prototype.toWellFormed;
+  // Keys `util.inspect` writes bare (Node's rule: no `$`); any other key is
+  // quoted. Not an identifier rule: names in code and labels are the
+  // host's.
+  const BARE_KEY = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
+  // How much of a value each rendering shows before eliding (`[Object]`,
+  // `... 5 more items`): console output as Node's `util.inspect` does; a
+  // returned value (the program's answer) all of it, up to a depth that
+  // keeps rendering off the stack limit, within the host's byte cap.
+  const LOGGED = { depth: 2, items: 100 };
+  const RETURNED = { depth: 64, items: Infinity };
   const BREAK_LENGTH = 72;
 
   defineProperty(Math, 'random', { value: random, writable: true, configurable: true, enumerable: false });
+  // QuickJS's `performance` measures from when the snapshot was taken (on
+  // another machine) and cannot be patched; this one measures the run.
+  const performance = {};
+  defineProperty(performance, 'now', { value: now, writable: true, configurable: true, enumerable: true });
+  defineProperty(performance, 'timeOrigin', { get: timeOrigin, configurable: true, enumerable: true });
+  defineProperty(globalThis, 'performance', { value: performance, writable: true, configurable: true, enumerable: true });
+
+  // ---- timers -------------------------------------------------------------
+
+  // Timers wait in a binary heap ordered by due time, then by when they were
+  // set, so timers due together fire in the order they were set (as Node
+  // does). Time is `performance.now()`: the host's monotonic clock, or in a
+  // deterministic run the virtual one, which the host advances when the
+  // program has nothing to do but wait for a timer. The event loop calls
+  // `fireTimer` between rounds of jobs: one callback per call, so the
+  // promises a callback settles run before the next timer fires.
+  const TIMEOUT_MAX = 2147483647;
+  const heap = [];
+  const active = new MapCtor();
+  let lastTimerId = 0;
+  let timersSet = 0;
+
+  function before(a, b) {
+    return a.due < b.due || (a.due === b.due && a.order < b.order);
+  }
+
+  function heapPush(timer) {
+    let at = heap.length;
+    heap.push(timer);
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!before(heap[at], heap[parent])) break;
+      [heap[at], heap[parent]] = [heap[parent], heap[at]];
+      at = parent;
+    }
+  }
+
+  function heapPop() {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0) {
+      heap[0] = last;
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        const right = left + 1;
+        let least = at;
+        if (left < heap.length && before(heap[left], heap[least])) least = left;
+        if (right < heap.length && before(heap[right], heap[least])) least = right;
+        if (least === at) break;
+        [heap[at], heap[least]] = [heap[least], heap[at]];
+        at = least;
+      }
+    }
+    return top;
+  }
+
+  function schedule(timer) {
+    timer.due = now() + timer.delay;
+    timer.order = timersSet++;
+    heapPush(timer);
+  }
+
+  function addTimer(callback, delay, args, repeat) {
+    if (typeof callback !== 'function') {
+      throw new TypeErrorCtor('the callback of a timer must be a function (strings are not evaluated)');
+    }
+    let ms = NumberCtor(delay);
+    // Node's rule: below 1 ms, not a number, or past 2^31 - 1 ms means 1 ms.
+    if (!(ms >= 1 && ms <= TIMEOUT_MAX)) ms = 1;
+    const id = ++lastTimerId;
+    const timer = { id, callback, args, delay: ms, repeat, due: 0, order: 0 };
+    active.set(id, timer);
+    schedule(timer);
+    return id;
+  }
+
+  function clearTimer(id) {
+    active.delete(NumberCtor(id));
+  }
+
+  const timerGlobals = {
+    setTimeout(callback, delay, ...args) { return addTimer(callback, delay, args, false); },
+    setInterval(callback, delay, ...args) { return addTimer(callback, delay, args, true); },
+    clearTimeout(id) { clearTimer(id); },
+    clearInterval(id) { clearTimer(id); },
+  };
+  for (const name of objectKeys(timerGlobals)) {
+    defineProperty(globalThis, name, { value: timerGlobals[name], writable: true, configurable: true, enumerable: true });
+  }
+
+  // Fires the earliest timer if it is due and returns 0; else returns the
+  // milliseconds until it is due, or -1 when no timer is set. A callback
+  // that throws ends the run, as an uncaught exception would.
+  function fireTimer() {
+    while (heap.length > 0 && active.get(heap[0].id) !== heap[0]) heapPop();
+    if (heap.length === 0) return -1;
+    const wait = heap[0].due - now();
+    if (wait > 0) return wait;
+    const timer = heapPop();
+    if (timer.repeat) schedule(timer);
+    else active.delete(timer.id);
+    ReflectApply(timer.callback, undefined, timer.args);
+    return 0;
+  }
+
+  // ---- crypto -------------------------------------------------------------
+
+  // Bytes from the host's generator for the run (seeded per run; see the
+  // README's "Durable runs").
+  const MAX_RANDOM_BYTES = 65536;
+  function getRandomValues(array) {
+    if (!isView(array) || array instanceof Float32ArrayCtor || array instanceof Float64ArrayCtor
+        || array instanceof DataViewCtor) {
+      throw new TypeErrorCtor('crypto.getRandomValues takes an integer typed array');
+    }
+    if (array.byteLength > MAX_RANDOM_BYTES) {
+      throw new RangeErrorCtor(`crypto.getRandomValues fills at most ${MAX_RANDOM_BYTES} bytes at once (got ${array.byteLength})`);
+    }
+    const bytes = new Uint8ArrayCtor(randomBytes(array.byteLength));
+    new Uint8ArrayCtor(array.buffer, array.byteOffset, array.byteLength).set(bytes);
+    return array;
+  }
+
+  function randomUUID() {
+    const b = new Uint8ArrayCtor(randomBytes(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex = '';
+    for (let i = 0; i < 16; i++) {
+      hex += (b[i] < 16 ? '0' : '') + b[i].toString(16);
+      if (i === 3 || i === 5 || i === 7 || i === 9) hex += '-';
+    }
+    return hex;
+  }
+
+  const crypto = {};
+  defineProperty(crypto, 'getRandomValues', { value: getRandomValues, writable: true, configurable: true, enumerable: true });
+  defineProperty(crypto, 'randomUUID', { value: randomUUID, writable: true, configurable: true, enumerable: true });
+  defineProperty(globalThis, 'crypto', { value: crypto, writable: true, configurable: true, enumerable: true });
+
+  // Text crossing to the host must be well-formed UTF-16: a lone surrogate
+  // (`'😀'.slice(0, 1)`) becomes U+FFFD instead of failing the crossing.
+  function wellFormed(s) {
+    return toWellFormed.call(s);
+  }
 
   // ---- rendering, close to Node's util.inspect ----------------------------
 
-  function quote(s) {
+  // `s` quoted, at most `max` UTF-16 units of it: the rest is counted.
+  function quote(s, max = Infinity) {
     let out = "'";
+    let at = 0;
     for (const ch of s) {
+      if (at >= max) return `${out}'... ${s.length - at} more characters`;
+      at += ch.length;
       const c = ch.codePointAt(0);
       if (ch === "'") out += "\\'";
       else if (ch === '\\') out += '\\\\';
@@ -58,7 +223,7 @@
   }
 
   function renderKey(key) {
-    return IDENTIFIER.test(key) ? key : quote(key);
+    return BARE_KEY.test(key) ? key : quote(key);
   }
 
   function functionLabel(fn) {
@@ -96,26 +261,43 @@
     return `${prefix}${open}\n${pad}${parts.join(`,\n${pad}`)}\n${'  '.repeat(indent)}${close}`;
   }
 
-  function propertyParts(obj, seen, depth, skipIndices) {
+  // Whether a list must stop before its item `shown` of `total`: out of
+  // room (`...`), or at the item limit (`... 5 more items`).
+  function stop(parts, shown, total, limits, noun) {
+    if (limits.room <= 0) {
+      parts.push('...');
+      return true;
+    }
+    if (shown === limits.items) {
+      parts.push(`... ${total - shown} more ${noun}`);
+      return true;
+    }
+    return false;
+  }
+
+  function propertyParts(obj, seen, depth, limits, skipIndices) {
     const parts = [];
     const keys = objectKeys(obj);
     let shown = 0;
     for (const key of keys) {
       if (skipIndices && /^(0|[1-9][0-9]*)$/.test(key)) continue;
-      if (shown === MAX_ITEMS) { parts.push(`... ${keys.length - shown} more properties`); break; }
+      if (stop(parts, shown, keys.length, limits, 'properties')) break;
       shown++;
       const desc = getOwnPropertyDescriptor(obj, key);
+      const name = renderKey(key);
+      limits.room -= name.length;
       let rendered;
       if (desc && (desc.get || desc.set)) rendered = desc.get && desc.set ? '[Getter/Setter]' : desc.get ? '[Getter]' : '[Setter]';
-      else rendered = render(desc ? desc.value : undefined, seen, depth + 1);
-      parts.push(`${renderKey(key)}: ${rendered}`);
+      else rendered = render(desc ? desc.value : undefined, seen, depth + 1, limits);
+      parts.push(`${name}: ${rendered}`);
     }
     return parts;
   }
 
-  function render(value, seen, depth) {
+  // A value that renders without recursing, or `undefined`.
+  function leaf(value, seen, depth, limits) {
     switch (typeof value) {
-      case 'string': return depth === 0 ? value : quote(value);
+      case 'string': return depth === 0 ? value : quote(value, limits.room);
       case 'number': return Object.is(value, -0) ? '-0' : StringCtor(value);
       case 'bigint': return `${value}n`;
       case 'boolean': return value ? 'true' : 'false';
@@ -134,25 +316,38 @@
     if (value instanceof PromiseCtor) return 'Promise { <opaque> }';
     if (value instanceof WeakMapCtor) return 'WeakMap { <items unknown> }';
     if (value instanceof WeakSetCtor) return 'WeakSet { <items unknown> }';
-    const nested = depth + 1 > MAX_DEPTH + 1;
+    return undefined;
+  }
+
+  // Leaves spend the rendering's room (`limits.room`, in UTF-16 units);
+  // lists stop once it is spent.
+  function render(value, seen, depth, limits) {
+    const text = leaf(value, seen, depth, limits);
+    if (text !== undefined) {
+      limits.room -= text.length;
+      return text;
+    }
+    const nested = depth > limits.depth;
     const indent = depth;
     seen.push(value);
     try {
       if (value instanceof MapCtor) {
         if (nested) return '[Map]';
         const parts = [];
+        let shown = 0;
         for (const [k, v] of mapEntries.call(value)) {
-          if (parts.length === MAX_ITEMS) { parts.push(`... ${value.size - MAX_ITEMS} more items`); break; }
-          parts.push(`${render(k, seen, depth + 1)} => ${render(v, seen, depth + 1)}`);
+          if (stop(parts, shown++, value.size, limits, 'items')) break;
+          parts.push(`${render(k, seen, depth + 1, limits)} => ${render(v, seen, depth + 1, limits)}`);
         }
         return wrap(`Map(${value.size}) `, parts, '{', '}', indent);
       }
       if (value instanceof SetCtor) {
         if (nested) return '[Set]';
         const parts = [];
+        let shown = 0;
         for (const v of setValues.call(value)) {
-          if (parts.length === MAX_ITEMS) { parts.push(`... ${value.size - MAX_ITEMS} more items`); break; }
-          parts.push(render(v, seen, depth + 1));
+          if (stop(parts, shown++, value.size, limits, 'items')) break;
+          parts.push(render(v, seen, depth + 1, limits));
         }
         return wrap(`Set(${value.size}) `, parts, '{', '}', indent);
       }
@@ -161,12 +356,16 @@
         const name = typed ? `${getPrototypeOf(value)?.constructor?.name ?? 'TypedArray'}(${value.length}) ` : '';
         if (nested) return typed ? `[${name.trim()}]` : '[Array]';
         const parts = [];
-        const length = typed ? value.length : value.length;
-        for (let i = 0; i < length && i < MAX_ITEMS; i++) {
-          parts.push(typed || i in value ? render(value[i], seen, depth + 1) : '<empty item>');
+        const length = value.length;
+        let complete = true;
+        for (let i = 0; i < length; i++) {
+          if (stop(parts, i, length, limits, 'items')) {
+            complete = false;
+            break;
+          }
+          parts.push(typed || i in value ? render(value[i], seen, depth + 1, limits) : '<empty item>');
         }
-        if (length > MAX_ITEMS) parts.push(`... ${length - MAX_ITEMS} more items`);
-        if (!typed) parts.push(...propertyParts(value, seen, depth, true));
+        if (!typed && complete) parts.push(...propertyParts(value, seen, depth, limits, true));
         return wrap(name, parts, '[', ']', indent);
       }
       const proto = getPrototypeOf(value);
@@ -178,15 +377,17 @@
         if (ctorName !== 'Object') prefix = `${ctorName} `;
       }
       if (nested) return prefix === '' ? '[Object]' : `[${prefix.trim()}]`;
-      return wrap(prefix, propertyParts(value, seen, depth, false), '{', '}', indent);
+      return wrap(prefix, propertyParts(value, seen, depth, limits, false), '{', '}', indent);
     } finally {
       seen.pop();
     }
   }
 
-  function inspect(value) {
+  // `value` rendered under `limits` (how deep, how many items) within
+  // `room` characters.
+  function inspect(value, limits = LOGGED, room = Infinity) {
     try {
-      return render(value, [], 0);
+      return render(value, [], 0, { depth: limits.depth, items: limits.items, room });
     } catch (e) {
       return '[value could not be rendered]';
     }
@@ -242,7 +443,7 @@
   for (const name of objectKeys(LEVELS)) {
     const level = LEVELS[name];
     defineProperty(console, name, {
-      value: { [name](...args) { hostLog(level, format(args)); } }[name],
+      value: { [name](...args) { hostLog(level, wellFormed(format(args))); } }[name],
       writable: true, configurable: true, enumerable: true,
     });
   }
@@ -288,20 +489,24 @@
         try {
           return hostCall(ns, fn, json);
         } catch (e) {
-          return PromiseReject(e);
+          // The host refused the call (too many in flight, an argument too
+          // large or too deep): say which binding.
+          const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
+          return PromiseReject(new ErrorCtor(`${label}: ${why}`));
         }
       },
     }[name];
     return call;
   }
 
+  // `decls`: [global, [[name, label], ...]] per namespace; the host
+  // validated the globals and wrote the labels.
   function installBindings(decls) {
     for (let ns = 0; ns < decls.length; ns++) {
-      const [global, names] = decls[ns];
+      const [global, functions] = decls[ns];
       const target = ObjectCreate(null);
-      for (let fn = 0; fn < names.length; fn++) {
-        const name = names[fn];
-        const label = IDENTIFIER.test(name) ? `${global}.${name}` : `${global}[${JSONStringify(name)}]`;
+      for (let fn = 0; fn < functions.length; fn++) {
+        const [name, label] = functions[fn];
         defineProperty(target, name, {
           value: makeBinding(ns, fn, label, name),
           writable: true, configurable: true, enumerable: true,
@@ -329,10 +534,9 @@
     return value;
   }
 
-  // The value as JSON text, or `undefined` for no value. Values JSON cannot
-  // carry faithfully become a JSON string holding their inspect rendering.
-  function encodeResult(value) {
-    if (value === undefined) return undefined;
+  // The value as JSON text. Values JSON cannot carry faithfully become a
+  // JSON string holding their inspect rendering.
+  function encodeResult(value, room) {
     if (isPlainJson(value)) return JSONStringify(value);
     let json;
     try {
@@ -340,20 +544,23 @@
     } catch (e) {
       json = undefined;
     }
-    return json === undefined ? JSONStringify(inspect(value)) : json;
+    return json === undefined ? JSONStringify(inspect(value, RETURNED, room)) : json;
   }
 
+  // The value as `console.log(value)` prints it, with nothing elided.
+  function display(value, room) {
+    return wellFormed(inspect(value, RETURNED, room));
+  }
+
+  // A thrown value as text: an error's headline and stack (joined by
+  // `errorText`, as console.error prints it), anything else rendered.
   function renderThrown(e) {
     try {
-      if (e instanceof ErrorCtor) {
-        const stack = typeof e.stack === 'string' && e.stack !== '' ? e.stack : undefined;
-        return { message: headline(e), stack };
-      }
-      return { message: typeof e === 'string' ? e : inspect(e), stack: undefined };
+      return wellFormed(e instanceof ErrorCtor ? errorText(e) : typeof e === 'string' ? e : inspect(e));
     } catch (_) {
-      return { message: 'a value that could not be rendered was thrown', stack: undefined };
+      return 'a value that could not be rendered was thrown';
     }
   }
 
-  return { installBindings, hostError, encodeResult, renderThrown };
+  return { installBindings, hostError, encodeResult, display, renderThrown, fireTimer };
 })

@@ -1,16 +1,33 @@
 //! Build tooling for coderun, run by the Makefile.
 //!
-//! `xtask snapshot <in.wasm> <out.wasm>` pre-initialises the guest component
-//! with Wizer: it instantiates the component, calls its `initialize` export
-//! (which creates the QuickJS runtime and context and evaluates the prelude)
-//! and writes a component whose memory starts in that state. Every run then
-//! skips QuickJS start-up.
+//! `xtask guest` builds the guest from source and writes the artifact the
+//! `coderun-guest` crate ships: it compiles `guest-js-engine/` for
+//! `wasm32-wasip2` (QuickJS's C through `guest-js-engine/cc.sh`, which
+//! applies the project's patch), pre-initialises the component with Wizer
+//! (instantiate it, call its `initialize` export, which creates the QuickJS
+//! runtime and context and evaluates the prelude, and write a component
+//! whose memory starts in that state), and writes
+//! `coderun-guest/coderun-guest.wasm` and `coderun-guest/RECIPE.toml`.
+//!
+//! The build is reproducible, so that CI can check the committed artifact
+//! against a rebuild: paths are remapped out of the Rust and C output, and
+//! the snapshot is taken with a fixed clock and fixed randomness, so that
+//! nothing of the machine or the moment ends up in the guest's memory.
+
+mod recipe;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use anyhow::{Context as _, bail};
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wizer::Wizer;
+
+/// The C compiler QuickJS is built with (TOOLCHAIN.md).
+const CLANG: &str = "clang-19";
+const LLVM_AR: &str = "llvm-ar-19";
 
 struct InitState {
     wasi: WasiCtx,
@@ -26,35 +43,164 @@ impl WasiView for InitState {
     }
 }
 
-fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [cmd, input, output] if cmd == "snapshot" => {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            runtime.block_on(snapshot(input, output))
-        }
-        _ => bail!("usage: xtask snapshot <guest.wasm> <snapshot.wasm>"),
+/// A clock that always says the same: 2026-01-01T00:00:00Z.
+struct FixedClock;
+
+const FIXED_SECONDS: u64 = 1_767_225_600;
+
+impl HostWallClock for FixedClock {
+    fn resolution(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(1)
+    }
+
+    fn now(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(FIXED_SECONDS)
     }
 }
 
-async fn snapshot(input: &str, output: &str) -> anyhow::Result<()> {
-    let wasm = std::fs::read(input).with_context(|| format!("reading the guest {input}"))?;
+impl HostMonotonicClock for FixedClock {
+    fn resolution(&self) -> u64 {
+        1
+    }
+
+    fn now(&self) -> u64 {
+        0
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let repo = repository()?;
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo.join("target"), PathBuf::from);
+    match args.as_slice() {
+        [cmd] if cmd == "guest" => guest(&repo, &target),
+        [cmd] if cmd == "guest-clippy" => {
+            run(guest_cargo(&repo, &target, &["clippy"])?.args(["--", "-D", "warnings"]))
+        }
+        _ => bail!("usage: xtask guest | guest-clippy"),
+    }
+}
+
+/// The repository: the current directory or the nearest one above it that
+/// holds `guest-js-engine/Cargo.toml` (the Makefile runs xtask from the
+/// repository's root).
+fn repository() -> anyhow::Result<PathBuf> {
+    let current = std::env::current_dir().context("reading the current directory")?;
+    current
+        .ancestors()
+        .find(|dir| dir.join("guest-js-engine/Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+        .with_context(|| {
+            format!(
+                "{} is not inside a coderun repository (no guest-js-engine/Cargo.toml above it)",
+                current.display()
+            )
+        })
+}
+
+fn guest(repo: &Path, target: &Path) -> anyhow::Result<()> {
+    run(&mut guest_cargo(repo, target, &["build"])?)?;
+    let raw = target.join("wasm32-wasip2/release/guest_js_engine.wasm");
+    let wasm =
+        std::fs::read(&raw).with_context(|| format!("reading the guest {}", raw.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let snapshot = runtime.block_on(snapshot(&wasm))?;
+    let artifact = repo.join("coderun-guest");
+    std::fs::write(artifact.join("coderun-guest.wasm"), &snapshot)
+        .context("writing coderun-guest/coderun-guest.wasm")?;
+    let recipe = recipe::write(repo, &snapshot)?;
+    std::fs::write(artifact.join("RECIPE.toml"), recipe)
+        .context("writing coderun-guest/RECIPE.toml")?;
+    eprintln!(
+        "guest: {} ({} bytes) -> coderun-guest/coderun-guest.wasm ({} bytes)",
+        raw.display(),
+        wasm.len(),
+        snapshot.len()
+    );
+    Ok(())
+}
+
+fn run(command: &mut Command) -> anyhow::Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("running {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed ({status})");
+    }
+    Ok(())
+}
+
+/// `cargo <subcommand>` for the guest: release, wasm32-wasip2, into
+/// `target`, with QuickJS's C compiled through `cc.sh` and the paths of the
+/// build machine remapped out of the output.
+fn guest_cargo(repo: &Path, target: &Path, subcommand: &[&str]) -> anyhow::Result<Command> {
+    let sysroot = target.join("wasi-sysroot");
+    if !sysroot.join("include").exists() {
+        bail!(
+            "the WASI sysroot is missing at {}: run `make toolchain` first",
+            sysroot.display()
+        );
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME").map_or_else(
+        || Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cargo"),
+        PathBuf::from,
+    );
+    // Any change to the patch must rebuild QuickJS: the C flags carry its
+    // hash, and rquickjs-sys's build script reruns when they change.
+    let patch_hash = recipe::hash_files(repo, &recipe::quickjs_patch_files(repo)?)?;
+    let cflags = format!(
+        "--sysroot={} -ffile-prefix-map={}=/target -DCODERUN_QUICKJS_PATCH={}",
+        sysroot.display(),
+        target.display(),
+        &patch_hash[..16]
+    );
+    let rustflags = [
+        format!("--remap-path-prefix={}=/coderun", repo.display()),
+        format!("--remap-path-prefix={}=/cargo", cargo_home.display()),
+    ]
+    .join("\u{1f}");
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command
+        .args(subcommand)
+        .args(["--release", "--locked", "--target", "wasm32-wasip2"])
+        .arg("--manifest-path")
+        .arg(repo.join("guest-js-engine/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target)
+        .env("RQUICKJS_SYS_NO_WASI_SDK", "1")
+        .env("CC_wasm32_wasip2", repo.join("guest-js-engine/cc.sh"))
+        .env("CODERUN_GUEST_CLANG", CLANG)
+        .env("AR_wasm32_wasip2", LLVM_AR)
+        .env("CFLAGS_wasm32_wasip2", cflags)
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags);
+    Ok(command)
+}
+
+/// Pre-initialises the guest component with Wizer.
+async fn snapshot(wasm: &[u8]) -> anyhow::Result<Vec<u8>> {
     let engine = Engine::new(&Config::new())?;
-    // Initialisation must not depend on the build machine: no environment,
-    // no arguments, no files, and host imports trap if called.
+    // Initialisation must not depend on the build machine or the moment: no
+    // environment, arguments or files, a fixed clock and fixed randomness
+    // (QuickJS reads the clock when its context is created, and the guest's
+    // hash maps draw their keys), and host imports trap if called.
+    let mut wasi = WasiCtx::builder();
+    wasi.wall_clock(FixedClock)
+        .monotonic_clock(FixedClock)
+        .secure_random(Counter(0))
+        .insecure_random(Counter(1))
+        .insecure_random_seed(0);
     let mut store = Store::new(
         &engine,
         InitState {
-            wasi: WasiCtx::builder().build(),
+            wasi: wasi.build(),
             table: ResourceTable::new(),
         },
     );
     let mut linker = Linker::new(&engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-    // The guest must not call the host during initialisation; if it does,
-    // the snapshot fails loudly.
     let mut host = linker.instance("coderun:sandbox/host@0.1.0")?;
     for name in ["start-call", "wait-settled", "log"] {
         host.func_new(name, move |_, _, _, _| {
@@ -67,17 +213,39 @@ async fn snapshot(input: &str, output: &str) -> anyhow::Result<()> {
     // so it has to stay; calling it again is a no-op in the guest.
     wizer.init_func("initialize").keep_init_func(true);
     let (snapshot, _) = wizer
-        .run_component(&mut store, &wasm, async |store, component| {
+        .run_component(&mut store, wasm, async |store, component| {
             linker.instantiate_async(store, component).await
         })
         .await
         .map_err(|e| anyhow::anyhow!("{e:?} (root cause: {})", e.root_cause()))
         .context("pre-initialising the guest")?;
-    std::fs::write(output, &snapshot).with_context(|| format!("writing {output}"))?;
-    eprintln!(
-        "snapshot: {input} ({} bytes) -> {output} ({} bytes)",
-        wasm.len(),
-        snapshot.len()
-    );
-    Ok(())
+    Ok(snapshot)
+}
+
+/// Deterministic "randomness" for the snapshot: a counter through
+/// splitmix64.
+struct Counter(u64);
+
+impl rand::TryRng for Counter {
+    type Error = std::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        self.try_next_u64().map(|x| x as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Ok(z ^ (z >> 31))
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dest.chunks_mut(8) {
+            let bytes = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+        Ok(())
+    }
 }
