@@ -8,7 +8,7 @@ use tokio::sync::watch;
 /// Fires an [`AbortSignal`]. Cloning the controller shares it.
 ///
 /// ```
-/// use runtime_host::AbortController;
+/// use coderun_runtime::AbortController;
 ///
 /// let controller = AbortController::new();
 /// let signal = controller.signal();

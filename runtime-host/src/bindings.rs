@@ -1,10 +1,172 @@
-//! Validation of binding namespaces, and the plan the guest is given.
+//! Bindings: the host functions a program calls, grouped in namespaces;
+//! the one rule for what is an identifier (for globals, for the labels the
+//! guest names bindings by, and for the TypeScript SDK's quoting); and the
+//! plan the guest is given.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
 
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::durable::RecordedNamespace;
 use crate::error::MisuseError;
-use crate::guest::Namespace;
-use crate::request::{CodeBindingFunction, CodeBindingNamespace};
+use crate::guest::{Declared, Namespace};
+
+/// A binding's rejection: the program-side promise rejects with an `Error`
+/// carrying this message. Or, made with [`BindingError::interrupt`], a
+/// request to stop the run and resume it later with an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindingError {
+    message: String,
+    interrupt: Option<Value>,
+}
+
+impl BindingError {
+    /// An error with `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            interrupt: None,
+        }
+    }
+
+    /// Interrupts the run: it ends as `interrupted`, carrying `payload`
+    /// (what the host needs answered, e.g. an approval) and a continuation;
+    /// resuming it delivers the answer as this call's result. In a run
+    /// that does not record (`CodeRunRequest::record`), the call rejects
+    /// instead, saying so.
+    pub fn interrupt(payload: Value) -> Self {
+        Self {
+            message: format!("the call asked to interrupt the run: {payload}"),
+            interrupt: Some(payload),
+        }
+    }
+
+    /// The message the program sees.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The payload, when this is an interrupt.
+    pub fn interrupt_payload(&self) -> Option<&Value> {
+        self.interrupt.as_ref()
+    }
+}
+
+impl fmt::Display for BindingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BindingError {}
+
+impl From<String> for BindingError {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for BindingError {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
+/// What a binding resolves with.
+pub type BindingResult = Result<Value, BindingError>;
+
+/// One host function exposed to the program as an async callable. It gets
+/// the call's argument as JSON (`null` when the program passed none).
+///
+/// The runtime spawns each call on the ambient tokio runtime and does not
+/// cancel it when the run ends: in-flight calls are the caller's to settle,
+/// and results that arrive after the run are dropped.
+#[derive(Clone)]
+pub struct CodeBindingFunction {
+    call: Arc<dyn Fn(Value) -> BoxFuture<'static, BindingResult> + Send + Sync>,
+}
+
+impl CodeBindingFunction {
+    /// Wraps an async function.
+    pub fn new<F, Fut>(f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = BindingResult> + Send + 'static,
+    {
+        Self {
+            call: Arc::new(move |args| Box::pin(f(args))),
+        }
+    }
+
+    pub(crate) fn call(&self, args: Value) -> BoxFuture<'static, BindingResult> {
+        (self.call)(args)
+    }
+}
+
+impl fmt::Debug for CodeBindingFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CodeBindingFunction")
+    }
+}
+
+/// A named group of functions the program sees as one global object of
+/// async functions (e.g. `tools`). The object has a null prototype and the
+/// functions are its own properties, so any name works, `__proto__` included.
+///
+/// ```
+/// use coderun_runtime::CodeBindingNamespace;
+///
+/// let tools = CodeBindingNamespace::new("tools")
+///     .function("echo", |args| async move { Ok(args) });
+/// assert_eq!(tools.global(), "tools");
+/// ```
+#[derive(Clone, Debug)]
+pub struct CodeBindingNamespace {
+    global: String,
+    functions: BTreeMap<String, CodeBindingFunction>,
+}
+
+impl CodeBindingNamespace {
+    /// An empty namespace exposed as the global `global`, which must be a
+    /// valid JavaScript identifier that is not reserved and not `console`
+    /// (checked when the run starts).
+    pub fn new(global: impl Into<String>) -> Self {
+        Self {
+            global: global.into(),
+            functions: BTreeMap::new(),
+        }
+    }
+
+    /// Adds (or replaces) the function called `name`.
+    pub fn function<F, Fut>(mut self, name: impl Into<String>, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = BindingResult> + Send + 'static,
+    {
+        self.functions
+            .insert(name.into(), CodeBindingFunction::new(f));
+        self
+    }
+
+    /// Adds (or replaces) an already wrapped function.
+    pub fn insert(&mut self, name: impl Into<String>, function: CodeBindingFunction) {
+        self.functions.insert(name.into(), function);
+    }
+
+    /// The global identifier.
+    pub fn global(&self) -> &str {
+        &self.global
+    }
+
+    /// The functions, by name.
+    pub fn functions(&self) -> &BTreeMap<String, CodeBindingFunction> {
+        &self.functions
+    }
+}
 
 /// ECMAScript reserved words, including those reserved only in strict mode
 /// or in modules (`await`, `let`, `static`, `yield`, ...).
@@ -74,11 +236,107 @@ pub fn is_reserved_word(word: &str) -> bool {
     RESERVED_WORDS.contains(&word)
 }
 
+/// Whether `name` can be written bare where JavaScript and TypeScript take an
+/// identifier: an `IdentifierName` (Unicode `ID_Start` or `$`/`_`, then
+/// `ID_Continue`, `$`, ZWNJ or ZWJ) that is not a reserved word. The one
+/// rule for binding globals, for binding labels (`tools.search` against
+/// `tools["delete"]`) and for the SDK's property keys. Reserved words are
+/// not identifiers here, although TypeScript accepts some as property names,
+/// so that one rule decides quoting everywhere.
+///
+/// ```
+/// use coderun_runtime::is_identifier;
+///
+/// assert!(is_identifier("search") && is_identifier("$x") && is_identifier("日本"));
+/// assert!(!is_identifier("my-tool") && !is_identifier("delete") && !is_identifier("1a"));
+/// ```
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let starts = first == '$' || first == '_' || unicode_ident::is_xid_start(first);
+    starts
+        && chars.all(|c| {
+            c == '$' || c == '\u{200c}' || c == '\u{200d}' || unicode_ident::is_xid_continue(c)
+        })
+        && !is_reserved_word(name)
+}
+
+/// How code names the member `name` of `object`: `tools.search`, or
+/// `tools["my-tool"]` (a [`string_literal`]) when `name` is not an
+/// identifier.
+///
+/// ```
+/// use coderun_runtime::property_access;
+///
+/// assert_eq!(property_access("tools", "search"), "tools.search");
+/// assert_eq!(property_access("tools", "delete"), "tools[\"delete\"]");
+/// ```
+pub fn property_access(object: &str, name: &str) -> String {
+    if is_identifier(name) {
+        format!("{object}.{name}")
+    } else {
+        format!("{object}[{}]", string_literal(name))
+    }
+}
+
+/// `s` as a JavaScript string literal: JSON's escaping, plus U+2028 and
+/// U+2029, which older parsers do not accept raw inside strings.
+///
+/// ```
+/// use coderun_runtime::string_literal;
+///
+/// assert_eq!(string_literal("a\u{2028}b\"c"), "\"a\\u2028b\\\"c\"");
+/// ```
+pub fn string_literal(s: &str) -> String {
+    // `Display` for `Value` writes into a `String`, which cannot fail.
+    Value::from(s)
+        .to_string()
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
 /// What the guest is told about the bindings, and the functions behind them
 /// in the same order.
 pub(crate) struct BindingPlan {
     pub(crate) namespaces: Vec<Namespace>,
     pub(crate) functions: Vec<Vec<CodeBindingFunction>>,
+}
+
+impl BindingPlan {
+    /// The namespaces and function names, as a record keeps them.
+    pub(crate) fn recorded(&self) -> Vec<RecordedNamespace> {
+        self.namespaces
+            .iter()
+            .map(|namespace| RecordedNamespace {
+                global: namespace.global.clone(),
+                functions: namespace
+                    .functions
+                    .iter()
+                    .map(|function| function.name.clone())
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// Namespaces with the recorded globals and function names, for a replay:
+/// the record answers every call, so no function is ever called.
+pub(crate) fn recorded_namespaces(recorded: &[RecordedNamespace]) -> Vec<CodeBindingNamespace> {
+    recorded
+        .iter()
+        .map(|namespace| {
+            namespace.functions.iter().fold(
+                CodeBindingNamespace::new(namespace.global.clone()),
+                |bindings, name| {
+                    bindings.function(name.clone(), |_| async {
+                        Err(BindingError::new("a replay calls no binding"))
+                    })
+                },
+            )
+        })
+        .collect()
 }
 
 pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, MisuseError> {
@@ -95,7 +353,14 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
         }
         namespaces.push(Namespace {
             global: global.to_owned(),
-            functions: binding.functions().keys().cloned().collect(),
+            functions: binding
+                .functions()
+                .keys()
+                .map(|name| Declared {
+                    name: name.clone(),
+                    label: property_access(global, name),
+                })
+                .collect(),
         });
         functions.push(binding.functions().values().cloned().collect());
     }
@@ -110,14 +375,10 @@ fn check_global(global: &str) -> Result<(), MisuseError> {
         global: global.to_owned(),
         reason,
     };
-    let mut chars = global.chars();
-    let Some(first) = chars.next() else {
+    if global.is_empty() {
         return Err(invalid("it is empty"));
-    };
-    let starts = |c: char| c == '$' || c == '_' || c.is_alphabetic();
-    let continues =
-        |c: char| starts(c) || c.is_alphanumeric() || c == '\u{200c}' || c == '\u{200d}';
-    if !starts(first) || !chars.all(continues) {
+    }
+    if !is_identifier(global) && !is_reserved_word(global) {
         return Err(invalid("it is not a JavaScript identifier"));
     }
     if is_reserved_word(global) || RUNTIME_GLOBALS.contains(&global) {
@@ -136,6 +397,23 @@ mod tests {
     fn accepts_identifiers() {
         for ok in ["tools", "$x", "_", "日本", "a1"] {
             assert!(check_global(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn labels_follow_the_identifier_rule() {
+        for (name, label) in [
+            ("search", "tools.search"),
+            ("$x", "tools.$x"),
+            ("日本", "tools.日本"),
+            ("my-tool", "tools[\"my-tool\"]"),
+            ("delete", "tools[\"delete\"]"),
+            ("__proto__", "tools.__proto__"),
+            ("", "tools[\"\"]"),
+            ("a\"b", "tools[\"a\\\"b\"]"),
+            ("a\u{2028}", "tools[\"a\\u2028\"]"),
+        ] {
+            assert_eq!(property_access("tools", name), label, "{name:?}");
         }
     }
 

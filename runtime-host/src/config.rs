@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::durable::SigningKey;
 use crate::error::ConfigError;
+use crate::output::MIN_BUDGET_BYTES;
 
 const MIB: u64 = 1024 * 1024;
 /// The smallest memory cap the guest can start in: its snapshot alone takes
@@ -14,6 +16,16 @@ const MIN_MEMORY_BYTES: u64 = 8 * MIB;
 const MAX_MEMORY_BYTES: u64 = 4 * 1024 * MIB;
 const MAX_WALL_CLOCK: Duration = Duration::from_secs(24 * 60 * 60);
 const MAX_CONCURRENT_RUNS: usize = 10_000;
+/// The front end holds the program, its syntax tree and its output in host
+/// memory at once (tens of bytes per byte of source).
+const MAX_PROGRAM_BYTES: usize = 64 * 1024 * 1024;
+/// The front end's stack grows with the nesting it accepts (a few KiB per
+/// level).
+const MAX_NESTING_DEPTH: usize = 10_000;
+/// HMAC-SHA256 keys shorter than its output are weaker than the hash.
+const MIN_KEY_BYTES: usize = 32;
+/// Below this a budget could not admit even one run.
+const MIN_TOTAL_MEMORY_BYTES: u64 = MIN_MEMORY_BYTES;
 
 /// Configuration of a [`WasmCodeRuntime`](crate::WasmCodeRuntime).
 ///
@@ -23,7 +35,7 @@ const MAX_CONCURRENT_RUNS: usize = 10_000;
 ///
 /// ```
 /// use std::time::Duration;
-/// use runtime_host::RuntimeConfig;
+/// use coderun_runtime::RuntimeConfig;
 ///
 /// let mut config = RuntimeConfig::new();
 /// config.fuel(1_000_000_000).wall_clock(Duration::from_secs(5));
@@ -37,8 +49,15 @@ pub struct RuntimeConfig {
     max_memory_bytes: u64,
     max_log_bytes: usize,
     max_value_bytes: usize,
+    max_error_bytes: usize,
+    max_program_bytes: usize,
+    max_nesting_depth: usize,
+    max_total_memory_bytes: Option<u64>,
     max_concurrent_runs: usize,
     max_pending_calls: usize,
+    max_record_bytes: usize,
+    continuation_ttl: Duration,
+    continuation_key: Option<SigningKey>,
     compile_cache_dir: Option<PathBuf>,
 }
 
@@ -51,19 +70,42 @@ impl Default for RuntimeConfig {
             max_memory_bytes: 128 * MIB,
             max_log_bytes: 1024 * 1024,
             max_value_bytes: 1024 * 1024,
+            max_error_bytes: 64 * 1024,
+            max_program_bytes: 1024 * 1024,
+            max_nesting_depth: 1000,
+            max_total_memory_bytes: None,
             max_concurrent_runs: 1000,
             max_pending_calls: 1024,
+            max_record_bytes: 64 * 1024 * 1024,
+            continuation_ttl: Duration::from_secs(7 * 24 * 60 * 60),
+            continuation_key: None,
             compile_cache_dir: None,
         }
     }
 }
 
-impl RuntimeConfig {
-    /// The default configuration.
-    pub fn new() -> Self {
-        Self::default()
-    }
+/// Each budget's setter (documented once, here) and its getter, `get_` and
+/// the setter's name.
+macro_rules! budgets {
+    ($($(#[$doc:meta])* $name:ident, $getter:ident: $ty:ty;)*) => {
+        impl RuntimeConfig {
+            $(
+                $(#[$doc])*
+                pub fn $name(&mut self, value: $ty) -> &mut Self {
+                    self.$name = value;
+                    self
+                }
 
+                #[doc = concat!("See [`", stringify!($name), "`](Self::", stringify!($name), ").")]
+                pub fn $getter(&self) -> $ty {
+                    self.$name
+                }
+            )*
+        }
+    };
+}
+
+budgets! {
     /// The fuel budget of one run: wasm instructions the guest may execute
     /// (roughly; wasmtime charges about one unit per instruction). Fuel is
     /// deterministic: the same program with the same budget stops at the same
@@ -71,10 +113,7 @@ impl RuntimeConfig {
     /// exhausts it ends as a `timeout` naming the fuel budget.
     ///
     /// By default this is `5_000_000_000` (a few seconds of JavaScript).
-    pub fn fuel(&mut self, fuel: u64) -> &mut Self {
-        self.fuel = fuel;
-        self
-    }
+    fuel, get_fuel: u64;
 
     /// Whether the fuel budget is enforced. With metering off,
     /// [`fuel`](Self::fuel) is ignored, `CodeRunResult::fuel_consumed` is
@@ -83,15 +122,12 @@ impl RuntimeConfig {
     /// yield by epoch interruption instead (a thread advances the epoch
     /// every millisecond while one of the runtime's runs is active, and
     /// is parked while none is). Epoch checks cost about what fuel checks
-    /// do (11–19 % over no checks at all; `benches/OPTIMISATIONS.md`), so
-    /// turning metering off is for hosts that want only a wall-clock
-    /// budget, not a large speed-up.
+    /// do (the figures are in `benches/OPTIMISATIONS.md`), so turning
+    /// metering off is for hosts that want only a wall-clock budget, not a
+    /// large speed-up.
     ///
     /// By default this is `true`.
-    pub fn fuel_metering(&mut self, enabled: bool) -> &mut Self {
-        self.fuel_metering = enabled;
-        self
-    }
+    fuel_metering, get_fuel_metering: bool;
 
     /// The wall-clock budget of one run, from submission to settlement,
     /// including time spent waiting for a free instance slot and awaiting
@@ -99,10 +135,7 @@ impl RuntimeConfig {
     /// wall-clock budget.
     ///
     /// By default this is `30s`.
-    pub fn wall_clock(&mut self, wall_clock: Duration) -> &mut Self {
-        self.wall_clock = wall_clock;
-        self
-    }
+    wall_clock, get_wall_clock: Duration;
 
     /// The cap on the guest's linear memory, in bytes (rounded up to whole
     /// 64 KiB wasm pages). A run whose guest tries to grow past it ends as
@@ -110,29 +143,64 @@ impl RuntimeConfig {
     /// out-of-memory error. Must be between 8 MiB and 4 GiB.
     ///
     /// By default this is `134217728` (128 MiB).
-    pub fn max_memory_bytes(&mut self, bytes: u64) -> &mut Self {
-        self.max_memory_bytes = bytes;
-        self
-    }
+    max_memory_bytes, get_max_memory_bytes: u64;
 
     /// The cap on the total bytes of console output kept per run (each line
     /// counts its UTF-8 length plus one). Output past it is dropped after a
-    /// single in-band marker line.
+    /// single in-band marker line, which counts against the cap. At least
+    /// 128.
     ///
     /// By default this is `1048576` (1 MiB).
-    pub fn max_log_bytes(&mut self, bytes: usize) -> &mut Self {
-        self.max_log_bytes = bytes;
-        self
-    }
+    max_log_bytes, get_max_log_bytes: usize;
 
-    /// The cap on the returned value's size, in bytes of JSON. A larger value
-    /// comes back as a string cut at a UTF-8 boundary, followed by a marker.
+    /// The cap on the returned value's size, in bytes of JSON, and on each
+    /// binding call's argument. A larger value comes back as a string cut at
+    /// a UTF-8 boundary and ending in a marker (within the cap); a larger
+    /// argument rejects that call. At least 128.
     ///
     /// By default this is `1048576` (1 MiB).
-    pub fn max_value_bytes(&mut self, bytes: usize) -> &mut Self {
-        self.max_value_bytes = bytes;
-        self
-    }
+    max_value_bytes, get_max_value_bytes: usize;
+
+    /// The cap on the failure message, in bytes: what the program threw
+    /// (message and stack), a rejection it did not catch, a syntax error's
+    /// excerpt; and each binding rejection's message as the program sees it.
+    /// A longer message is cut at a UTF-8 boundary and ends in a marker
+    /// (within the cap). At least 128.
+    ///
+    /// By default this is `65536` (64 KiB).
+    max_error_bytes, get_max_error_bytes: usize;
+
+    /// The longest program accepted, in bytes of UTF-8 source. A longer one
+    /// is refused before it is parsed, as an `exception` saying so. The
+    /// TypeScript front end runs on the host, outside the guest's memory cap,
+    /// and holds tens of bytes per byte of source while it works. At most
+    /// 64 MiB.
+    ///
+    /// By default this is `1048576` (1 MiB).
+    max_program_bytes, get_max_program_bytes: usize;
+
+    /// The deepest nesting of syntax accepted: brackets, blocks and chained
+    /// operators (`a = b = c`, `!!x`, `x.a.b`, `if (a) if (b) …`) each count
+    /// a level, measured by a scan before the program is parsed. A deeper
+    /// program is refused as an `exception` naming the limit and the line and
+    /// column where it was crossed. This is what keeps the host's parser
+    /// from overflowing its stack; typical programs measure in the tens. At
+    /// most 10,000.
+    ///
+    /// By default this is `1000`.
+    max_nesting_depth, get_max_nesting_depth: usize;
+
+    /// The most linear memory all of the runtime's concurrent runs may hold
+    /// together, in bytes. A run waits (within its wall clock) until the
+    /// memory it starts with fits; a running guest whose growth would take
+    /// the total past the budget ends as `worker-exit` naming this key. Each
+    /// run is still capped by [`max_memory_bytes`](Self::max_memory_bytes).
+    /// `None` derives the budget from the machine when the runtime is built:
+    /// half of its physical memory (4 GiB where that cannot be read); see
+    /// `WasmCodeRuntime::total_memory_budget`. At least 8 MiB.
+    ///
+    /// By default this is `None` (half the machine's physical memory).
+    max_total_memory_bytes, get_max_total_memory_bytes: Option<u64>;
 
     /// How many runs may execute at once; each holds one slot of the pooling
     /// allocator, which reserves (but does not commit) address space for all
@@ -140,18 +208,33 @@ impl RuntimeConfig {
     /// against their wall clock.
     ///
     /// By default this is `1000`.
-    pub fn max_concurrent_runs(&mut self, runs: usize) -> &mut Self {
-        self.max_concurrent_runs = runs;
-        self
-    }
+    max_concurrent_runs, get_max_concurrent_runs: usize;
 
     /// How many binding calls one run may have in flight at once; a call
     /// past it is rejected inside the program with an error saying so.
     ///
     /// By default this is `1024`.
-    pub fn max_pending_calls(&mut self, calls: usize) -> &mut Self {
-        self.max_pending_calls = calls;
-        self
+    max_pending_calls, get_max_pending_calls: usize;
+
+    /// The most bytes a recorded (or replayed, or resumed) run's ledger may
+    /// hold: the JSON of every binding argument and result it keeps. A run
+    /// that would record more fails as an `exception` naming this key.
+    /// At least 128.
+    ///
+    /// By default this is `67108864` (64 MiB).
+    max_record_bytes, get_max_record_bytes: usize;
+
+    /// How long a signed continuation stays resumable (see
+    /// [`continuation_key`](Self::continuation_key)).
+    ///
+    /// By default this is `7 days`.
+    continuation_ttl, get_continuation_ttl: Duration;
+}
+
+impl RuntimeConfig {
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// A directory where the guest's compiled machine code is kept between
@@ -172,44 +255,23 @@ impl RuntimeConfig {
         self
     }
 
-    /// See [`fuel`](Self::fuel).
-    pub fn get_fuel(&self) -> u64 {
-        self.fuel
+    /// The key continuations are signed with (HMAC-SHA256). With a key, a
+    /// run a binding interrupts carries a signed continuation that expires
+    /// after [`continuation_ttl`](Self::continuation_ttl), and `resume`
+    /// refuses a continuation without a valid, unexpired signature; give
+    /// every process that resumes the same key. Without one, continuations
+    /// are neither signed nor checked: keep them where clients cannot
+    /// change them. At least 32 bytes.
+    ///
+    /// By default this is `None`.
+    pub fn continuation_key(&mut self, key: Option<SigningKey>) -> &mut Self {
+        self.continuation_key = key;
+        self
     }
 
-    /// See [`fuel_metering`](Self::fuel_metering).
-    pub fn get_fuel_metering(&self) -> bool {
-        self.fuel_metering
-    }
-
-    /// See [`wall_clock`](Self::wall_clock).
-    pub fn get_wall_clock(&self) -> Duration {
-        self.wall_clock
-    }
-
-    /// See [`max_memory_bytes`](Self::max_memory_bytes).
-    pub fn get_max_memory_bytes(&self) -> u64 {
-        self.max_memory_bytes
-    }
-
-    /// See [`max_log_bytes`](Self::max_log_bytes).
-    pub fn get_max_log_bytes(&self) -> usize {
-        self.max_log_bytes
-    }
-
-    /// See [`max_value_bytes`](Self::max_value_bytes).
-    pub fn get_max_value_bytes(&self) -> usize {
-        self.max_value_bytes
-    }
-
-    /// See [`max_concurrent_runs`](Self::max_concurrent_runs).
-    pub fn get_max_concurrent_runs(&self) -> usize {
-        self.max_concurrent_runs
-    }
-
-    /// See [`max_pending_calls`](Self::max_pending_calls).
-    pub fn get_max_pending_calls(&self) -> usize {
-        self.max_pending_calls
+    /// See [`continuation_key`](Self::continuation_key).
+    pub fn get_continuation_key(&self) -> Option<&SigningKey> {
+        self.continuation_key.as_ref()
     }
 
     /// See [`compile_cache_dir`](Self::compile_cache_dir).
@@ -245,18 +307,42 @@ impl RuntimeConfig {
                 self.max_memory_bytes,
             ));
         }
-        if self.max_log_bytes == 0 {
+        for (key, bytes) in [
+            ("max_log_bytes", self.max_log_bytes),
+            ("max_value_bytes", self.max_value_bytes),
+            ("max_error_bytes", self.max_error_bytes),
+        ] {
+            if bytes < MIN_BUDGET_BYTES {
+                return Err(fail(
+                    key,
+                    &format!(
+                        "must be at least {MIN_BUDGET_BYTES} (room for the truncation marker)"
+                    ),
+                    bytes,
+                ));
+            }
+        }
+        if !(1..=MAX_PROGRAM_BYTES).contains(&self.max_program_bytes) {
             return Err(fail(
-                "max_log_bytes",
-                "must be positive",
-                self.max_log_bytes,
+                "max_program_bytes",
+                &format!("must be between 1 and {MAX_PROGRAM_BYTES} (64 MiB)"),
+                self.max_program_bytes,
             ));
         }
-        if self.max_value_bytes == 0 {
+        if !(1..=MAX_NESTING_DEPTH).contains(&self.max_nesting_depth) {
             return Err(fail(
-                "max_value_bytes",
-                "must be positive",
-                self.max_value_bytes,
+                "max_nesting_depth",
+                &format!("must be between 1 and {MAX_NESTING_DEPTH}"),
+                self.max_nesting_depth,
+            ));
+        }
+        if let Some(total) = self.max_total_memory_bytes
+            && total < MIN_TOTAL_MEMORY_BYTES
+        {
+            return Err(fail(
+                "max_total_memory_bytes",
+                &format!("must be at least {MIN_TOTAL_MEMORY_BYTES} (8 MiB)"),
+                total,
             ));
         }
         if !(1..=MAX_CONCURRENT_RUNS).contains(&self.max_concurrent_runs) {
@@ -271,6 +357,29 @@ impl RuntimeConfig {
                 "max_pending_calls",
                 "must be positive",
                 self.max_pending_calls,
+            ));
+        }
+        if self.max_record_bytes < MIN_BUDGET_BYTES {
+            return Err(fail(
+                "max_record_bytes",
+                &format!("must be at least {MIN_BUDGET_BYTES}"),
+                self.max_record_bytes,
+            ));
+        }
+        if self.continuation_ttl.is_zero() {
+            return Err(fail(
+                "continuation_ttl",
+                "must be positive",
+                format!("{:?}", self.continuation_ttl),
+            ));
+        }
+        if let Some(key) = &self.continuation_key
+            && key.len() < MIN_KEY_BYTES
+        {
+            return Err(fail(
+                "continuation_key",
+                &format!("must be at least {MIN_KEY_BYTES} bytes"),
+                format!("{} bytes", key.len()),
             ));
         }
         Ok(())
@@ -290,6 +399,31 @@ mod tests {
     fn zero_fuel_names_key_and_value() {
         let err = RuntimeConfig::new().fuel(0).validate().unwrap_err();
         assert_eq!(err.to_string(), "config.fuel must be positive (got 0)");
+    }
+
+    #[test]
+    fn front_end_limits_are_bounded() {
+        let err = RuntimeConfig::new()
+            .max_nesting_depth(100_000)
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "config.max_nesting_depth must be between 1 and 10000 (got 100000)"
+        );
+        let err = RuntimeConfig::new()
+            .max_program_bytes(0)
+            .validate()
+            .unwrap_err();
+        assert_eq!(err.key(), "max_program_bytes");
+        let err = RuntimeConfig::new()
+            .max_total_memory_bytes(Some(1024))
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "config.max_total_memory_bytes must be at least 8388608 (8 MiB) (got 1024)"
+        );
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub enum MisuseError {
         /// The repeated name.
         global: String,
     },
+    /// The record or continuation cannot be replayed or resumed here.
+    #[error(transparent)]
+    Durable(#[from] crate::durable::DurableError),
 }
 
 /// A configuration value is out of range. Raised when the runtime is built.

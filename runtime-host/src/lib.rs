@@ -2,7 +2,7 @@
 //! QuickJS-in-wasm instance per run, against host async functions.
 //!
 //! ```
-//! use runtime_host::{CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
+//! use coderun_runtime::{CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
 //! use serde_json::json;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -53,6 +53,8 @@
 //! symbol, BigInt, `Map`, `Set`, `RegExp`, `Error`, or anything containing a
 //! cycle or one of these — comes back as a string: its rendering as Node's
 //! `util.inspect` would print it (e.g. `"Map(1) { 'a' => 1 }"`, `"10n"`).
+//! `CodeRunResult::value_display` is the value as `console.log` prints it,
+//! from the same renderer in the guest, with nothing elided.
 //!
 //! # TypeScript
 //! Types are stripped by oxc; `enum` and `namespace` are lowered to
@@ -62,36 +64,134 @@
 
 mod abort;
 mod bindings;
+mod calls;
+mod clock;
+mod compile_cache;
 mod config;
+mod durable;
+mod engine;
+mod epoch;
 mod error;
 mod failure;
 mod guest;
-mod logs;
+mod json;
+mod memory;
+mod nesting;
+mod output;
 mod request;
 mod result;
+mod store;
 mod transform;
 mod value;
 mod wasm_runtime;
 
 use futures::future::BoxFuture;
 
-/// The host-side TypeScript transform alone (oxc: parse, strip types,
-/// print with a source map), for benchmarks; not part of the API. Returns
-/// the length of the script the guest would evaluate.
+/// The host's handling of hostile input, exposed for the fuzz target and
+/// the benchmarks; not part of the API.
 #[doc(hidden)]
-pub fn __bench_transform(source: &str) -> Result<usize, String> {
-    transform::transform(source).map(|transformed| transformed.script.len())
+pub mod __internals {
+    use crate::config::RuntimeConfig;
+    use crate::transform::{self, FrontEndLimits};
+
+    fn limits(config: &RuntimeConfig) -> FrontEndLimits {
+        FrontEndLimits {
+            max_program_bytes: config.get_max_program_bytes(),
+            max_nesting_depth: config.get_max_nesting_depth(),
+        }
+    }
+
+    /// The TypeScript front end under `config`'s limits (oxc: parse, strip
+    /// types, print with a source map). Returns the length of the script
+    /// the guest would evaluate, or the exception's message.
+    pub fn transform(source: &str, config: &RuntimeConfig) -> Result<usize, String> {
+        transform::transform(source, &limits(config)).map(|transformed| transformed.script.len())
+    }
+
+    /// Maps the positions in `text` the way a failure's stack is mapped
+    /// for `source`.
+    pub fn map_positions(source: &str, text: &str) -> Option<String> {
+        let transformed = transform::transform(source, &limits(&RuntimeConfig::default())).ok()?;
+        Some(transformed.map_positions(text))
+    }
+
+    /// How deeply `source` nests, or `None` past `limit`.
+    pub fn nesting(source: &str, limit: usize) -> Option<usize> {
+        match crate::nesting::measure(source, limit) {
+            crate::nesting::Nesting::Within(depth) => Some(depth),
+            crate::nesting::Nesting::TooDeep { .. } => None,
+        }
+    }
+
+    /// A binding argument's JSON as the host reads it from the guest.
+    pub fn parse_argument(text: &str) -> Result<serde_json::Value, String> {
+        crate::json::parse(text).map_err(|error| error.to_string())
+    }
+
+    /// A returned value's JSON as the host decodes it, capped at `max_bytes`.
+    pub fn decode_value(text: &str, max_bytes: usize) -> serde_json::Value {
+        crate::value::decode(text, max_bytes)
+    }
+
+    /// Console lines through the log ledger capped at `max_bytes`.
+    pub fn cap_logs(lines: Vec<String>, max_bytes: usize) -> Vec<String> {
+        let mut ledger = crate::output::LogLedger::new(max_bytes);
+        for line in lines {
+            ledger.push(crate::result::LogLevel::Log, line);
+        }
+        ledger
+            .into_lines()
+            .into_iter()
+            .map(|line| line.text)
+            .collect()
+    }
 }
 
 pub use abort::{AbortController, AbortSignal};
-pub use bindings::is_reserved_word;
-pub use config::RuntimeConfig;
-pub use error::{ConfigError, MisuseError, RuntimeError};
-pub use request::{
-    BindingError, BindingResult, CodeBindingFunction, CodeBindingNamespace, CodeRunRequest,
+pub use bindings::{
+    BindingError, BindingResult, CodeBindingFunction, CodeBindingNamespace, is_identifier,
+    is_reserved_word, property_access, string_literal,
 };
-pub use result::{CodeRunFailure, CodeRunResult, FailureKind};
+pub use clock::Clock;
+pub use config::RuntimeConfig;
+pub use durable::{
+    CONTINUATION_FORMAT, CallOutcome, Continuation, DurableError, FORMAT_VERSION, Interrupted,
+    RECORD_FORMAT, RecordedBudgets, RecordedCall, RecordedNamespace, RunRecord, SigningKey,
+};
+pub use error::{ConfigError, MisuseError, RuntimeError};
+pub use failure::{CodeRunFailure, FailureKind};
+pub use output::shorten;
+pub use request::CodeRunRequest;
+pub use result::{CodeRunResult, LogLevel, LogLine};
 pub use wasm_runtime::WasmCodeRuntime;
+
+/// The language a runtime's programs are written in: a typed name, compared
+/// as a value. coderun's runtime is [`Language::TYPESCRIPT`]; a runtime of
+/// another language names its own with [`Language::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Language(&'static str);
+
+impl Language {
+    /// TypeScript (JavaScript included): programs are the body of an async
+    /// function. What Code Mode's SDK is written in.
+    pub const TYPESCRIPT: Language = Language("typescript");
+
+    /// A language named `name` (lowercase, as its users spell it).
+    pub const fn new(name: &'static str) -> Self {
+        Language(name)
+    }
+
+    /// The language's name.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
 
 /// Runs model-written programs against host bindings.
 ///
@@ -107,8 +207,8 @@ pub trait CodeRuntime: Send + Sync {
     /// their results are dropped.
     fn run(&self, request: CodeRunRequest) -> BoxFuture<'_, Result<CodeRunResult, MisuseError>>;
 
-    /// The language programs must be written in: `"typescript"`.
-    fn language(&self) -> &'static str;
+    /// The language programs must be written in.
+    fn language(&self) -> Language;
 
     /// The execution substrate, a diagnostic label (not a security claim).
     fn isolation(&self) -> &'static str;

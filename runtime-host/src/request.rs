@@ -1,147 +1,13 @@
-//! What a run is given: the program, its bindings, an optional abort signal.
+//! What a run is given: the program, its bindings, an optional abort
+//! signal, and how it relates to time and to a record: its seed and clock,
+//! whether to record it, or the record it replays or resumes.
 
-use std::collections::BTreeMap;
-use std::fmt;
-use std::future::Future;
-use std::sync::Arc;
-
-use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::abort::AbortSignal;
-
-/// A binding's rejection: the program-side promise rejects with an `Error`
-/// carrying this message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BindingError {
-    message: String,
-}
-
-impl BindingError {
-    /// An error with `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The message the program sees.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for BindingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for BindingError {}
-
-impl From<String> for BindingError {
-    fn from(message: String) -> Self {
-        Self::new(message)
-    }
-}
-
-impl From<&str> for BindingError {
-    fn from(message: &str) -> Self {
-        Self::new(message)
-    }
-}
-
-/// What a binding resolves with.
-pub type BindingResult = Result<Value, BindingError>;
-
-/// One host function exposed to the program as an async callable. It gets
-/// the call's argument as JSON (`null` when the program passed none).
-///
-/// The runtime spawns each call on the ambient tokio runtime and does not
-/// cancel it when the run ends: in-flight calls are the caller's to settle,
-/// and results that arrive after the run are dropped.
-#[derive(Clone)]
-pub struct CodeBindingFunction {
-    call: Arc<dyn Fn(Value) -> BoxFuture<'static, BindingResult> + Send + Sync>,
-}
-
-impl CodeBindingFunction {
-    /// Wraps an async function.
-    pub fn new<F, Fut>(f: F) -> Self
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = BindingResult> + Send + 'static,
-    {
-        Self {
-            call: Arc::new(move |args| Box::pin(f(args))),
-        }
-    }
-
-    pub(crate) fn call(&self, args: Value) -> BoxFuture<'static, BindingResult> {
-        (self.call)(args)
-    }
-}
-
-impl fmt::Debug for CodeBindingFunction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("CodeBindingFunction")
-    }
-}
-
-/// A named group of functions the program sees as one global object of
-/// async functions (e.g. `tools`). The object has a null prototype and the
-/// functions are its own properties, so any name works, `__proto__` included.
-///
-/// ```
-/// use runtime_host::CodeBindingNamespace;
-///
-/// let tools = CodeBindingNamespace::new("tools")
-///     .function("echo", |args| async move { Ok(args) });
-/// assert_eq!(tools.global(), "tools");
-/// ```
-#[derive(Clone, Debug)]
-pub struct CodeBindingNamespace {
-    global: String,
-    functions: BTreeMap<String, CodeBindingFunction>,
-}
-
-impl CodeBindingNamespace {
-    /// An empty namespace exposed as the global `global`, which must be a
-    /// valid JavaScript identifier that is not reserved and not `console`
-    /// (checked when the run starts).
-    pub fn new(global: impl Into<String>) -> Self {
-        Self {
-            global: global.into(),
-            functions: BTreeMap::new(),
-        }
-    }
-
-    /// Adds (or replaces) the function called `name`.
-    pub fn function<F, Fut>(mut self, name: impl Into<String>, f: F) -> Self
-    where
-        F: Fn(Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = BindingResult> + Send + 'static,
-    {
-        self.functions
-            .insert(name.into(), CodeBindingFunction::new(f));
-        self
-    }
-
-    /// Adds (or replaces) an already wrapped function.
-    pub fn insert(&mut self, name: impl Into<String>, function: CodeBindingFunction) {
-        self.functions.insert(name.into(), function);
-    }
-
-    /// The global identifier.
-    pub fn global(&self) -> &str {
-        &self.global
-    }
-
-    /// The functions, by name.
-    pub fn functions(&self) -> &BTreeMap<String, CodeBindingFunction> {
-        &self.functions
-    }
-}
+use crate::bindings::CodeBindingNamespace;
+use crate::clock::Clock;
+use crate::durable::{Continuation, RunRecord};
 
 /// One run: the program and everything the runtime acts on. Budgets are the
 /// runtime's configuration, never part of a request.
@@ -156,16 +22,74 @@ pub struct CodeRunRequest {
     /// Aborts the run, hard, even mid-loop; the result is an `abort` failure
     /// carrying the signal's reason.
     pub signal: Option<AbortSignal>,
+    /// The seed of `Math.random` and `crypto.getRandomValues`; `None`: a
+    /// fresh one from the operating system (the record keeps it).
+    pub seed: Option<u64>,
+    /// The clock `Date`, `performance.now()` and the timers read.
+    pub clock: Clock,
+    /// Whether the result carries the run's record (and whether a binding
+    /// may interrupt it).
+    pub record: bool,
+    pub(crate) durable: Option<Durable>,
+}
+
+/// A request that replays or resumes a record.
+#[derive(Clone, Debug)]
+pub(crate) enum Durable {
+    Replay(Box<RunRecord>),
+    Resume {
+        continuation: Box<Continuation>,
+        answer: Result<Value, String>,
+    },
 }
 
 impl CodeRunRequest {
-    /// A request for `program` with no bindings and no signal.
+    /// A request for `program` with no bindings and no signal, on the real
+    /// clock with a fresh seed, not recorded.
     pub fn new(program: impl Into<String>) -> Self {
         Self {
             program: program.into(),
             bindings: Vec::new(),
             signal: None,
+            seed: None,
+            clock: Clock::Real,
+            record: false,
+            durable: None,
         }
+    }
+
+    /// Runs `record`'s program again with its seed and clock, its calls
+    /// answered by the record and checked against it; no binding is called
+    /// (the request's bindings are not used). A call that differs, one
+    /// past the record's, or a program that stops short of them ends the
+    /// run as `diverged`, naming the step. The result carries the new
+    /// record. Set `program` afterwards to check an edited program
+    /// against the record.
+    pub fn replay(record: RunRecord) -> Self {
+        let mut request = Self::new(record.program.clone());
+        request.seed = Some(record.seed);
+        request.clock = record.clock;
+        request.record = true;
+        request.durable = Some(Durable::Replay(Box::new(record)));
+        request
+    }
+
+    /// Resumes an interrupted run: replays its record without calling any
+    /// binding, delivers `answer` as the interrupted call's result (`Err`:
+    /// the call rejects with that message), and goes on live with the
+    /// request's bindings, which must be the recorded ones (add them with
+    /// [`binding`](Self::binding)). The result is recorded; it may be
+    /// interrupted again.
+    pub fn resume(continuation: Continuation, answer: Result<Value, String>) -> Self {
+        let mut request = Self::new(continuation.record.program.clone());
+        request.seed = Some(continuation.record.seed);
+        request.clock = continuation.record.clock;
+        request.record = true;
+        request.durable = Some(Durable::Resume {
+            continuation: Box::new(continuation),
+            answer,
+        });
+        request
     }
 
     /// Adds a binding namespace.
@@ -177,6 +101,32 @@ impl CodeRunRequest {
     /// Sets the abort signal.
     pub fn signal(mut self, signal: AbortSignal) -> Self {
         self.signal = Some(signal);
+        self
+    }
+
+    /// Sets the seed (the `seed` field).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Sets the clock.
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Deterministic mode: the seed and a virtual clock from `epoch_ms`.
+    /// The same program, seed, epoch and binding results give the same
+    /// value, logs, failure and fuel, every time.
+    pub fn deterministic(self, seed: u64, epoch_ms: u64) -> Self {
+        self.seed(seed).clock(Clock::Virtual { epoch_ms })
+    }
+
+    /// Asks for the run's record in the result, and lets bindings
+    /// interrupt the run.
+    pub fn record(mut self, record: bool) -> Self {
+        self.record = record;
         self
     }
 }

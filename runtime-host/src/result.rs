@@ -5,75 +5,39 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-/// Why a run failed. The kinds are orthogonal: a budget expiry is not an
-/// exception, an abort is not a timeout, and a sandbox death is neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum FailureKind {
-    /// The program threw, or failed to parse or transform.
-    Exception,
-    /// A budget expired: the message says whether fuel or wall clock.
-    Timeout,
-    /// The request's abort signal fired (or the runtime was disposed).
-    Abort,
-    /// The sandbox itself died: memory cap, trap, wasm stack exhaustion.
-    WorkerExit,
-}
-
-impl FailureKind {
-    /// The kind's name as the contract spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Exception => "exception",
-            FailureKind::Timeout => "timeout",
-            FailureKind::Abort => "abort",
-            FailureKind::WorkerExit => "worker-exit",
-        }
-    }
-}
-
-impl fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A run's failure: its kind and a message written for a model to act on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CodeRunFailure {
-    /// The failure class.
-    pub kind: FailureKind,
-    /// What happened, precisely enough to self-correct.
-    pub message: String,
-}
-
-impl CodeRunFailure {
-    pub(crate) fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for CodeRunFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.message)
-    }
-}
+use crate::durable::{Interrupted, RunRecord};
+use crate::failure::CodeRunFailure;
 
 /// The outcome of one run. A failure is a field, never an `Err` of `run`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CodeRunResult {
     /// The returned value, when the program returned one and succeeded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Value>,
+    /// The returned value as `console.log` prints it (a string as itself,
+    /// anything else like Node's `util.inspect`), rendered by the guest, the
+    /// one renderer, but with nothing elided (`console.log` shows nesting
+    /// two levels deep and 100 items of a list): it is the program's
+    /// answer. Capped by `max_value_bytes` like the value. Present iff
+    /// `value` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_display: Option<String>,
     /// Console output, one entry per call, in order (capped).
-    pub logs: Vec<String>,
+    pub logs: Vec<LogLine>,
     /// Present iff the run failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<CodeRunFailure>,
+    /// Present iff a binding interrupted the run
+    /// ([`BindingError::interrupt`](crate::BindingError::interrupt)): the
+    /// payload and the continuation to resume it with. Then neither `value`
+    /// nor `error` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Box<Interrupted>>,
+    /// The run's record, when the request asked for one
+    /// ([`CodeRunRequest::record`](crate::CodeRunRequest::record)) or
+    /// replayed or resumed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Box<RunRecord>>,
     /// Fuel the guest consumed (0 when no guest was started).
     pub fuel_consumed: u64,
 }
@@ -82,14 +46,79 @@ impl CodeRunResult {
     pub(crate) fn failed(error: CodeRunFailure) -> Self {
         Self {
             value: None,
+            value_display: None,
             logs: Vec::new(),
             error: Some(error),
+            interrupted: None,
+            record: None,
             fuel_consumed: 0,
         }
     }
 
-    /// Whether the run succeeded.
+    /// Whether the run returned (it neither failed nor was interrupted).
     pub fn is_ok(&self) -> bool {
-        self.error.is_none()
+        self.error.is_none() && self.interrupted.is_none()
+    }
+}
+
+/// Which console method printed a line (`console.log`, `.info`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// `console.log`.
+    Log,
+    /// `console.info`.
+    Info,
+    /// `console.warn`, and the line that marks logs cut at their cap.
+    Warn,
+    /// `console.error`.
+    Error,
+    /// `console.debug`.
+    Debug,
+}
+
+/// One console line: the method that printed it and what it printed (its
+/// arguments rendered like Node's `util.inspect` and joined by spaces).
+/// Compares equal to a string with the same text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogLine {
+    /// The console method.
+    pub level: LogLevel,
+    /// The line.
+    pub text: String,
+}
+
+impl LogLine {
+    /// A line printed with `level`.
+    pub fn new(level: LogLevel, text: impl Into<String>) -> Self {
+        Self {
+            level,
+            text: text.into(),
+        }
+    }
+}
+
+impl fmt::Display for LogLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl PartialEq<str> for LogLine {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<&str> for LogLine {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl PartialEq<String> for LogLine {
+    fn eq(&self, other: &String) -> bool {
+        &self.text == other
     }
 }

@@ -2,46 +2,27 @@
 
 use serde_json::Value;
 
-/// The longest prefix of `s` that is at most `max` bytes and ends on a char
-/// boundary.
-pub(crate) fn truncate_utf8(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
-}
-
-fn marker(total: usize, max: usize) -> String {
-    format!("…[truncated by coderun: the value was {total} bytes, max_value_bytes is {max}]")
-}
+use crate::json::{self, GuestJsonError};
+use crate::output::{self, Output};
 
 /// Decodes the guest's JSON text for the returned value.
 ///
 /// A string longer than `max_bytes` is cut at a UTF-8 boundary and marked;
 /// any other value whose JSON is longer comes back as its cut JSON text with
-/// the marker. JSON that does not parse as a value (too deep for the parser,
-/// or a hostile guest's garbage) comes back as a string of the text itself.
-pub(crate) fn decode(json: &str, max_bytes: usize) -> Value {
-    if json.starts_with('"')
-        && let Ok(s) = serde_json::from_str::<String>(json)
-    {
-        if s.len() <= max_bytes {
-            return Value::String(s);
+/// the marker. JSON that nests deeper than [`json::MAX_JSON_DEPTH`] comes
+/// back as a string of its text, as does JSON that does not parse at all (a
+/// hostile guest's garbage). Lone surrogates in strings become U+FFFD.
+pub(crate) fn decode(text: &str, max_bytes: usize) -> Value {
+    if text.len() > max_bytes && !text.starts_with('"') {
+        return Value::String(output::cap(text.to_owned(), Output::Value, max_bytes));
+    }
+    match json::parse(text) {
+        Ok(Value::String(s)) => Value::String(output::cap(s, Output::Value, max_bytes)),
+        Ok(value) => value,
+        Err(GuestJsonError::TooDeep(_) | GuestJsonError::Invalid(_)) => {
+            Value::String(output::cap(text.to_owned(), Output::Value, max_bytes))
         }
-        let mut cut = truncate_utf8(&s, max_bytes).to_owned();
-        cut.push_str(&marker(s.len(), max_bytes));
-        return Value::String(cut);
     }
-    if json.len() > max_bytes {
-        let mut cut = truncate_utf8(json, max_bytes).to_owned();
-        cut.push_str(&marker(json.len(), max_bytes));
-        return Value::String(cut);
-    }
-    serde_json::from_str(json).unwrap_or_else(|_| Value::String(json.to_owned()))
 }
 
 #[cfg(test)]
@@ -51,29 +32,45 @@ mod tests {
 
     #[test]
     fn small_values_round_trip() {
-        assert_eq!(decode(r#"{"a":[1,2]}"#, 100), json!({"a": [1, 2]}));
+        assert_eq!(decode(r#"{"a":[1,2]}"#, 200), json!({"a": [1, 2]}));
     }
 
     #[test]
-    fn long_strings_are_cut_on_char_boundaries() {
-        let long = format!("\"{}\"", "é".repeat(10));
-        let Value::String(s) = decode(&long, 5) else {
+    fn long_strings_are_cut_on_char_boundaries_within_the_cap() {
+        let long = format!("\"{}\"", "é".repeat(1000));
+        let Value::String(s) = decode(&long, 200) else {
             panic!("not a string")
         };
-        assert!(s.starts_with("éé…[truncated"), "{s}");
-        assert!(s.contains("20 bytes"), "{s}");
+        assert!(s.starts_with("éé"), "{s}");
+        assert!(
+            s.contains("2000 bytes, over config.max_value_bytes (200)"),
+            "{s}"
+        );
+        assert!(s.len() <= 200, "{}", s.len());
     }
 
     #[test]
     fn large_objects_become_marked_strings() {
-        let Value::String(s) = decode("[1,2,3,4,5,6]", 4) else {
+        let text = serde_json::to_string(&(0..1000).collect::<Vec<_>>()).unwrap();
+        let Value::String(s) = decode(&text, 200) else {
             panic!("not a string")
         };
-        assert!(s.starts_with("[1,2…[truncated"), "{s}");
+        assert!(s.starts_with("[0,1,2"), "{s}");
+        assert!(s.contains("truncated by coderun"), "{s}");
     }
 
     #[test]
-    fn garbage_is_kept_as_text() {
-        assert_eq!(decode("{nope", 100), json!("{nope"));
+    fn garbage_and_deep_values_are_kept_as_text() {
+        assert_eq!(decode("{nope", 200), json!("{nope"));
+        let deep = format!("{}{}", "[".repeat(1001), "]".repeat(1001));
+        assert_eq!(decode(&deep, 1 << 20), Value::String(deep));
+    }
+
+    #[test]
+    fn lone_surrogates_arrive_as_replacement_characters() {
+        assert_eq!(
+            decode(r#"["\ud83d", "ok"]"#, 200),
+            json!(["\u{fffd}", "ok"])
+        );
     }
 }

@@ -4,9 +4,14 @@
 //! 1. Misuse is checked (disposed runtime, invalid binding globals); a
 //!    pre-aborted request ends here, before any guest exists.
 //! 2. The TypeScript is transformed on the host (`transform`), or taken
-//!    from the cache of recently transformed programs.
-//! 3. The run waits for a slot (`max_concurrent_runs`), then gets a fresh
-//!    store and instance from the shared `InstancePre`.
+//!    from the cache of recently transformed programs. From here on the
+//!    run races its abort signal, the runtime's dispose signal and its
+//!    wall-clock deadline: a long program is transformed on a blocking
+//!    thread, so that the deadline can end the run while oxc works.
+//! 3. The run waits for a slot (`max_concurrent_runs`) and for the memory
+//!    its guest starts with to fit the runtime's budget
+//!    (`max_total_memory_bytes`), then gets a fresh store and instance from
+//!    the shared `InstancePre`.
 //! 4. The guest's `run` is driven as one future, raced against the abort
 //!    signal, the runtime's dispose signal and the wall-clock deadline. The
 //!    guest yields to the executor every million units of fuel (about a
@@ -14,6 +19,9 @@
 //!    so the race is decided promptly even while the program spins; the
 //!    loser is dropped, which stops the guest for good.
 //! 5. The store is read for logs and fuel, then dropped with the instance.
+//!    The failure message, whatever produced it, is capped here
+//!    (`max_error_bytes`), as the logs were by their ledger and the value by
+//!    its decoder.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -23,17 +31,25 @@ use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
 use wasmtime::Store;
 
-use crate::CodeRuntime;
 use crate::abort::{AbortController, AbortSignal};
 use crate::bindings;
+use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
+use crate::durable::{Interruption, Session};
+use crate::engine::CompiledGuest;
 use crate::error::{MisuseError, RuntimeError};
-use crate::failure;
-use crate::guest::{CompiledGuest, Outcome, RunState, Settings};
+use crate::failure::{self, CodeRunFailure};
+use crate::guest::{Outcome, Settings};
+use crate::memory::{self, MemoryBudget};
+use crate::output::{self, Output};
 use crate::request::CodeRunRequest;
-use crate::result::{CodeRunFailure, CodeRunResult, FailureKind};
-use crate::transform::{self, TransformCache, Transformed};
+use crate::result::CodeRunResult;
+use crate::store::RunState;
+use crate::transform::{
+    self, FrontEndLimits, MAX_CACHED_SOURCE_BYTES, TransformCache, Transformed,
+};
 use crate::value;
+use crate::{CodeRuntime, Language};
 
 /// Fuel a metered guest burns between two yields to the executor: about a
 /// millisecond of JavaScript. Metered guests yield on fuel rather than also
@@ -55,6 +71,9 @@ struct Inner {
     config: RuntimeConfig,
     guest: CompiledGuest,
     transforms: TransformCache,
+    memory: Arc<MemoryBudget>,
+    /// The linear memory a fresh guest starts with: what admission waits for.
+    initial_memory: u64,
     slots: Semaphore,
     active: AtomicUsize,
     idle: Notify,
@@ -91,12 +110,22 @@ impl WasmCodeRuntime {
     pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
         config.validate()?;
         let guest = CompiledGuest::new(&config)?;
+        let initial_memory = guest.initial_memory(&config)?;
+        let budget = config
+            .get_max_total_memory_bytes()
+            .unwrap_or_else(memory::default_budget);
+        let limits = FrontEndLimits {
+            max_program_bytes: config.get_max_program_bytes(),
+            max_nesting_depth: config.get_max_nesting_depth(),
+        };
         Ok(Self {
             inner: Arc::new(Inner {
                 slots: Semaphore::new(config.get_max_concurrent_runs()),
                 config,
                 guest,
-                transforms: TransformCache::new(),
+                transforms: TransformCache::new(limits),
+                memory: Arc::new(MemoryBudget::new(budget)),
+                initial_memory,
                 active: AtomicUsize::new(0),
                 idle: Notify::new(),
                 disposed: AtomicBool::new(false),
@@ -110,35 +139,67 @@ impl WasmCodeRuntime {
         &self.inner.config
     }
 
+    /// The linear memory all concurrent runs may hold together, in bytes:
+    /// `config.max_total_memory_bytes`, or the default derived from the
+    /// machine when that is `None`.
+    pub fn total_memory_budget(&self) -> u64 {
+        self.inner.memory.limit()
+    }
+
+    /// The linear memory the runtime's runs hold now, in bytes, counted
+    /// against [`total_memory_budget`](Self::total_memory_budget).
+    pub fn memory_in_use(&self) -> u64 {
+        self.inner.memory.usage().now
+    }
+
+    /// The most linear memory the runtime's runs ever held at once, in bytes.
+    pub fn peak_memory_in_use(&self) -> u64 {
+        self.inner.memory.usage().peak
+    }
+
     async fn run_request(&self, request: CodeRunRequest) -> Result<CodeRunResult, MisuseError> {
+        let max_error_bytes = self.inner.config.get_max_error_bytes();
+        let mut result = self.execute(request).await?;
+        if let Some(error) = &mut result.error {
+            error.message = output::cap(
+                std::mem::take(&mut error.message),
+                Output::Error,
+                max_error_bytes,
+            );
+        }
+        Ok(result)
+    }
+
+    async fn execute(&self, request: CodeRunRequest) -> Result<CodeRunResult, MisuseError> {
         let inner = &*self.inner;
         let _active = ActiveRun::enter(inner);
         // Moved into locals so that they drop before `_active` does: once
         // `dispose` sees no active run, no run holds its bindings any more.
         let CodeRunRequest {
             program,
-            bindings,
+            mut bindings,
             signal,
+            seed,
+            clock,
+            record,
+            durable,
         } = request;
         if inner.disposed.load(Ordering::SeqCst) {
             return Err(MisuseError::Disposed);
         }
+        let mut session = Session::new(
+            &inner.config,
+            durable,
+            (seed, clock, record),
+            &program,
+            &mut bindings,
+        )?;
         let plan = bindings::plan(&bindings)?;
         drop(bindings);
         if let Some(reason) = signal.as_ref().and_then(AbortSignal::reason) {
             return Ok(CodeRunResult::failed(failure::aborted(reason)));
         }
         let deadline = Instant::now() + inner.config.get_wall_clock();
-        let transformed = match inner.transforms.transform(&program) {
-            Ok(transformed) => transformed,
-            Err(message) => {
-                return Ok(CodeRunResult::failed(CodeRunFailure::new(
-                    FailureKind::Exception,
-                    message,
-                )));
-            }
-        };
-
         let abort = signal;
         let stop = async {
             let dispose = inner.dispose_signal.signal();
@@ -152,6 +213,29 @@ impl WasmCodeRuntime {
         };
         tokio::pin!(stop);
 
+        let transformed = if program.len() <= MAX_CACHED_SOURCE_BYTES {
+            inner.transforms.transform(&program)
+        } else {
+            // Long programs take oxc milliseconds: off the executor, and
+            // inside the wall clock.
+            let limits = inner.transforms.limits();
+            let source = program.clone();
+            let front_end = tokio::task::spawn_blocking(move || {
+                transform::transform(&source, &limits).map(Arc::new)
+            });
+            tokio::select! {
+                transformed = front_end => match transformed {
+                    Ok(transformed) => transformed,
+                    Err(_) => return Ok(CodeRunResult::failed(failure::front_end_stopped())),
+                },
+                failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
+            }
+        };
+        let transformed = match transformed {
+            Ok(transformed) => transformed,
+            Err(message) => return Ok(CodeRunResult::failed(failure::exception(message))),
+        };
+
         let _slot = tokio::select! {
             slot = inner.slots.acquire() => match slot {
                 Ok(slot) => slot,
@@ -159,11 +243,25 @@ impl WasmCodeRuntime {
             },
             failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
         };
+        let admission = tokio::select! {
+            admission = inner.memory.admit(inner.initial_memory) => admission,
+            failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
+        };
+        let limiter =
+            admission.into_limiter(inner.memory.clone(), inner.config.get_max_memory_bytes());
 
         let fuel = inner.config.get_fuel();
+        let recorded_bindings = plan.recorded();
+        let ledger = session.ledger(inner.config.get_max_record_bytes());
         let mut store = Store::new(
             &inner.guest.engine,
-            RunState::new(&inner.config, plan.functions),
+            RunState::new(
+                &inner.config,
+                limiter,
+                (&plan.namespaces, plan.functions),
+                (ledger, RunClock::new(session.clock), session.seed),
+            )
+            .with_positions(transformed.clone()),
         );
         store.limiter(|state| &mut state.limiter);
         // A spinning guest must yield to the executor now and then, so that
@@ -183,21 +281,20 @@ impl WasmCodeRuntime {
             Ok(())
         };
         if let Err(error) = paced {
-            return Ok(CodeRunResult::failed(CodeRunFailure::new(
-                FailureKind::WorkerExit,
-                format!("the sandbox could not be started: {error:#}"),
-            )));
+            return Ok(CodeRunResult::failed(failure::sandbox_not_started(&error)));
         }
 
         let settings = Settings {
-            random_seed: random_seed(),
+            random_seed: session.seed,
+            script_name: transform::SCRIPT_FILE.to_owned(),
+            max_value_chars: u32::try_from(inner.config.get_max_value_bytes()).unwrap_or(u32::MAX),
         };
         let ending = {
             let execute = async {
                 let guest = inner.guest.pre.instantiate_async(&mut store).await?;
                 guest
                     .coderun_sandbox_program()
-                    .call_run(&mut store, &transformed.script, &plan.namespaces, settings)
+                    .call_run(&mut store, &transformed.script, &plan.namespaces, &settings)
                     .await
             };
             tokio::select! {
@@ -216,66 +313,52 @@ impl WasmCodeRuntime {
             0
         };
         let state = store.into_data();
-        // Errors printed with console.error carry script positions too.
-        let logs = state
-            .logs
-            .into_lines()
-            .into_iter()
-            .map(|line| {
-                if line.contains(transform::SCRIPT_FILE) {
-                    transformed.map_positions(&line)
-                } else {
-                    line
+        let made = state.calls.made();
+        let ledger = state.calls.into_ledger();
+        let mut interruption = None;
+        let mut result = match ending {
+            Ending::Failed(failure) => CodeRunResult::failed(failure),
+            Ending::Finished(Err(error)) => match error.downcast::<Interruption>() {
+                Ok(interrupted) => {
+                    interruption = Some(interrupted);
+                    CodeRunResult::default()
                 }
-            })
-            .collect();
-        let (value, error) = match ending {
-            Ending::Failed(failure) => (None, Some(failure)),
-            Ending::Finished(Err(error)) => (
-                None,
-                Some(failure::classify(
+                Err(error) => CodeRunResult::failed(failure::classify(
                     &error,
                     fuel,
                     inner.config.get_max_memory_bytes(),
                 )),
-            ),
-            Ending::Finished(Ok(outcome)) => self.settle(outcome, &transformed),
+            },
+            Ending::Finished(Ok(outcome)) => match ledger.finish(made) {
+                Ok(()) => self.settle(outcome, &transformed),
+                Err(divergence) => CodeRunResult::failed(failure::diverged(&divergence)),
+            },
         };
-        Ok(CodeRunResult {
-            value,
-            logs,
-            error,
-            fuel_consumed,
-        })
+        let (record, interrupted) =
+            session.finish(&inner.config, program, recorded_bindings, ledger, interruption);
+        result.record = record.map(Box::new);
+        result.interrupted = interrupted.map(Box::new);
+        result.logs = state.logs.into_lines();
+        result.fuel_consumed = fuel_consumed;
+        Ok(result)
     }
 
-    fn settle(
-        &self,
-        outcome: Outcome,
-        transformed: &Transformed,
-    ) -> (Option<serde_json::Value>, Option<CodeRunFailure>) {
+    /// The result of a guest that ran to an outcome (logs and fuel aside).
+    fn settle(&self, outcome: Outcome, transformed: &Transformed) -> CodeRunResult {
+        let max_value_bytes = self.inner.config.get_max_value_bytes();
         match outcome {
-            Outcome::Returned(None) => (None, None),
-            Outcome::Returned(Some(json)) => (
-                Some(value::decode(
-                    &json,
-                    self.inner.config.get_max_value_bytes(),
-                )),
-                None,
-            ),
-            Outcome::Stalled => (None, Some(failure::stalled())),
-            Outcome::Threw(thrown) => {
-                let text = match thrown.stack {
-                    Some(stack) if stack.starts_with(&thrown.message) => stack,
-                    Some(stack) => format!("{}\n{}", thrown.message, stack),
-                    None => thrown.message,
-                };
-                let text = transformed.map_positions(text.trim_end());
-                (
-                    None,
-                    Some(CodeRunFailure::new(FailureKind::Exception, text)),
-                )
-            }
+            Outcome::Returned(returned) => CodeRunResult {
+                value: returned
+                    .as_ref()
+                    .map(|returned| value::decode(&returned.json, max_value_bytes)),
+                value_display: returned
+                    .map(|returned| output::cap(returned.display, Output::Value, max_value_bytes)),
+                ..CodeRunResult::default()
+            },
+            Outcome::Stalled => CodeRunResult::failed(failure::stalled()),
+            Outcome::Threw(text) => CodeRunResult::failed(failure::exception(
+                transformed.map_positions(text.trim_end()),
+            )),
         }
     }
 
@@ -301,8 +384,8 @@ impl CodeRuntime for WasmCodeRuntime {
         Box::pin(self.run_request(request))
     }
 
-    fn language(&self) -> &'static str {
-        "typescript"
+    fn language(&self) -> Language {
+        Language::TYPESCRIPT
     }
 
     fn isolation(&self) -> &'static str {
@@ -319,10 +402,4 @@ async fn wait_abort(signal: Option<&AbortSignal>) -> String {
         Some(signal) => signal.aborted().await,
         None => std::future::pending().await,
     }
-}
-
-/// A per-run seed for `Math.random`, so runs from one snapshot differ.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(Instant::now().into_std())
 }

@@ -1,0 +1,385 @@
+//! The binding calls of one run, and the host imports of the boundary.
+//!
+//! Each binding call the guest starts is checked, recorded in the run's
+//! ledger (when the run records), answered from the record (when it
+//! replays), or polled once inside `start-call` (a call that is ready at
+//! once is buffered) and otherwise spawned on tokio to report back through
+//! a per-run channel. `wait-settled` delivers one settled call, in the order
+//! the run's mode gives: the record's order for replayed calls, then start
+//! order on a virtual clock, else arrival order; or waits for a timer. When
+//! the run is over the store is dropped, and with it the channel's
+//! receiver: a call that settles later has nowhere to go.
+//!
+//! Everything the guest sends is checked here: indices, JSON, sizes, the
+//! number of calls in flight. A violation of the protocol traps the run; it
+//! never panics the host.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use futures::FutureExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::bindings::{BindingResult, CodeBindingFunction};
+use crate::clock::RunClock;
+use crate::config::RuntimeConfig;
+use crate::durable::{CallOutcome, Delivery, Divergence, Interruption, Ledger};
+use crate::failure::ProtocolViolation;
+use crate::guest::{Host, LogLevel as GuestLogLevel, Namespace, SettledCall};
+use crate::json;
+use crate::output::{self, Output};
+use crate::result::LogLevel;
+use crate::store::RunState;
+use crate::transform::SCRIPT_FILE;
+
+/// One binding the guest may call: how records and messages name it.
+struct Binding {
+    namespace: String,
+    name: String,
+    label: String,
+    function: CodeBindingFunction,
+}
+
+/// A call's outcome, ready to deliver.
+enum Settled {
+    /// The resolved value's JSON.
+    Value(String),
+    /// The rejection's message (capped).
+    Error(String),
+    Interrupt(Value),
+    /// A replayed call that never settled in the recorded run.
+    Never,
+}
+
+/// The binding calls of one run.
+pub(crate) struct Calls {
+    /// `bindings[namespace][function]`, in the order the guest was told.
+    bindings: Vec<Vec<Binding>>,
+    ledger: Ledger,
+    clock: RunClock,
+    next_id: u64,
+    max_pending: usize,
+    /// An argument's JSON may be as long as a returned value's.
+    max_argument_bytes: usize,
+    /// A rejection's message enters the guest capped like a failure's.
+    max_error_bytes: usize,
+    /// Started and not yet delivered.
+    in_flight: BTreeSet<u64>,
+    /// Live calls spawned and not yet arrived.
+    outstanding: usize,
+    /// Settled and not yet delivered.
+    settled: BTreeMap<u64, Settled>,
+    /// Live calls, in the order they settled.
+    arrivals: VecDeque<u64>,
+    /// Replayed calls that settled in the record, by the rank their
+    /// delivery had there (calls never delivered last, by step).
+    replayed: BTreeMap<(u64, u64), u64>,
+    sender: mpsc::UnboundedSender<(u64, BindingResult)>,
+    receiver: mpsc::UnboundedReceiver<(u64, BindingResult)>,
+}
+
+impl Calls {
+    pub(crate) fn new(
+        config: &RuntimeConfig,
+        namespaces: &[Namespace],
+        functions: Vec<Vec<CodeBindingFunction>>,
+        ledger: Ledger,
+        clock: RunClock,
+    ) -> Self {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let bindings = namespaces
+            .iter()
+            .zip(functions)
+            .map(|(namespace, functions)| {
+                namespace
+                    .functions
+                    .iter()
+                    .zip(functions)
+                    .map(|(declared, function)| Binding {
+                        namespace: namespace.global.clone(),
+                        name: declared.name.clone(),
+                        label: declared.label.clone(),
+                        function,
+                    })
+                    .collect()
+            })
+            .collect();
+        Self {
+            bindings,
+            ledger,
+            clock,
+            next_id: 1,
+            max_pending: config.get_max_pending_calls(),
+            max_argument_bytes: config.get_max_value_bytes(),
+            max_error_bytes: config.get_max_error_bytes(),
+            in_flight: BTreeSet::new(),
+            outstanding: 0,
+            settled: BTreeMap::new(),
+            arrivals: VecDeque::new(),
+            replayed: BTreeMap::new(),
+            sender,
+            receiver,
+        }
+    }
+
+    /// How many calls the program started.
+    pub(crate) fn made(&self) -> u64 {
+        self.next_id - 1
+    }
+
+    pub(crate) fn into_ledger(self) -> Ledger {
+        self.ledger
+    }
+
+    /// Buffers a live call's outcome as it arrives, and records it.
+    fn arrive(&mut self, id: u64, result: BindingResult) -> wasmtime::Result<()> {
+        let recording = self.ledger.is_recording();
+        let (settled, recorded, bytes) = match result {
+            Ok(value) => {
+                let json = value.to_string();
+                let bytes = json.len();
+                (Settled::Value(json), recording.then_some(CallOutcome::Ok(value)), bytes)
+            }
+            Err(error) => match error.interrupt_payload() {
+                Some(payload) if recording => {
+                    let bytes = payload.to_string().len();
+                    let recorded = CallOutcome::Interrupt(payload.clone());
+                    (Settled::Interrupt(payload.clone()), Some(recorded), bytes)
+                }
+                Some(payload) => (
+                    Settled::Error(output::cap(
+                        format!(
+                            "the call asked to interrupt the run ({payload}), but this run cannot \
+                             be resumed: the host must record it (CodeRunRequest::record)"
+                        ),
+                        Output::Error,
+                        self.max_error_bytes,
+                    )),
+                    None,
+                    0,
+                ),
+                None => {
+                    let message =
+                        output::cap(error.message().to_owned(), Output::Error, self.max_error_bytes);
+                    let bytes = message.len();
+                    let recorded = recording.then(|| CallOutcome::Error(message.clone()));
+                    (Settled::Error(message), recorded, bytes)
+                }
+            },
+        };
+        if let Some(recorded) = recorded {
+            self.ledger.settled(id, recorded, bytes)?;
+        }
+        self.settled.insert(id, settled);
+        self.arrivals.push_back(id);
+        Ok(())
+    }
+
+    /// The next call to deliver, if one is ready.
+    fn next_ready(&mut self) -> Option<u64> {
+        if let Some((&rank, &id)) = self.replayed.iter().next() {
+            self.replayed.remove(&rank);
+            return Some(id);
+        }
+        if self.clock.is_virtual() {
+            // Start order: the earliest live call in flight, once it settled.
+            let earliest = self
+                .in_flight
+                .iter()
+                .copied()
+                .find(|id| !matches!(self.settled.get(id), Some(Settled::Never)))?;
+            if !self.settled.contains_key(&earliest) {
+                return None;
+            }
+            self.arrivals.retain(|&id| id != earliest);
+            return Some(earliest);
+        }
+        self.arrivals.pop_front()
+    }
+
+    /// Waits until every live call in flight has arrived (before the run
+    /// ends as interrupted, so the record holds their outcomes).
+    async fn drain(&mut self) -> wasmtime::Result<()> {
+        while self.outstanding > 0 {
+            let Some((id, result)) = self.receiver.recv().await else {
+                return Err(ProtocolViolation("the call channel closed".into()).into());
+            };
+            self.outstanding -= 1;
+            self.arrive(id, result)?;
+        }
+        Ok(())
+    }
+
+    /// Gives the program call `id`'s outcome.
+    async fn deliver(&mut self, id: u64) -> wasmtime::Result<SettledCall> {
+        self.in_flight.remove(&id);
+        let settled = self.settled.remove(&id);
+        self.ledger.delivered(id);
+        let outcome = match settled {
+            Some(Settled::Value(json)) => Ok(json),
+            Some(Settled::Error(message)) => Err(message),
+            Some(Settled::Interrupt(payload)) => {
+                self.drain().await?;
+                return Err(Interruption { step: id, payload }.into());
+            }
+            Some(Settled::Never) | None => {
+                return Err(ProtocolViolation(format!("call {id} was delivered unsettled")).into());
+            }
+        };
+        Ok(SettledCall { id, outcome })
+    }
+}
+
+impl Host for RunState {
+    fn start_call(
+        &mut self,
+        namespace: u32,
+        function: u32,
+        args_json: String,
+    ) -> wasmtime::Result<Result<u64, String>> {
+        let calls = &mut self.calls;
+        let Some(binding) = calls
+            .bindings
+            .get(namespace as usize)
+            .and_then(|functions| functions.get(function as usize))
+        else {
+            return Err(ProtocolViolation(format!(
+                "start-call named binding {namespace}/{function}, which was never declared"
+            ))
+            .into());
+        };
+        if calls.in_flight.len() >= calls.max_pending {
+            return Ok(Err(format!(
+                "too many binding calls in flight: at most {} may be pending at once \
+                 (config.max_pending_calls); await some before starting more",
+                calls.max_pending
+            )));
+        }
+        if args_json.len() > calls.max_argument_bytes {
+            return Ok(Err(format!(
+                "the argument is {} bytes of JSON, more than config.max_value_bytes ({}); \
+                 pass less data per call",
+                args_json.len(),
+                calls.max_argument_bytes
+            )));
+        }
+        let args: Value = match json::parse(&args_json) {
+            Ok(args) => args,
+            Err(error) => return Ok(Err(format!("the argument cannot be sent: {error}"))),
+        };
+        let id = calls.next_id;
+        let names = (
+            binding.namespace.as_str(),
+            binding.name.as_str(),
+            binding.label.as_str(),
+        );
+        let delivery = calls.ledger.start(id, names, &args, args_json.len())?;
+        calls.next_id += 1;
+        calls.in_flight.insert(id);
+        if let Delivery::Replayed { outcome, rank } = delivery {
+            let settled = match outcome {
+                CallOutcome::Ok(value) => Settled::Value(value.to_string()),
+                CallOutcome::Error(message) => Settled::Error(message),
+                CallOutcome::Interrupt(payload) => Settled::Interrupt(payload),
+                CallOutcome::Unsettled => Settled::Never,
+            };
+            if !matches!(settled, Settled::Never) {
+                calls.replayed.insert((rank.unwrap_or(u64::MAX), id), id);
+            }
+            calls.settled.insert(id, settled);
+            return Ok(Ok(id));
+        }
+        // A panicking binding is a host bug, but it must not leave the
+        // program waiting forever or take the run down with it.
+        let panicked = || Err("the binding panicked".into());
+        let mut call = match std::panic::catch_unwind(AssertUnwindSafe(|| binding.function.call(args))) {
+            Ok(call) => AssertUnwindSafe(call)
+                .catch_unwind()
+                .map(move |result| result.unwrap_or_else(|_| panicked()))
+                .boxed(),
+            Err(_) => futures::future::ready(panicked()).boxed(),
+        };
+        // Poll once here: a binding that is ready at once (a cache hit, a
+        // pure computation) settles without a task, a channel or a wake-up.
+        // The no-op waker is sound because a pending call is spawned, and
+        // the task polls it again with a real waker.
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(result) = call.as_mut().poll(&mut cx) {
+            calls.arrive(id, result)?;
+            return Ok(Ok(id));
+        }
+        calls.outstanding += 1;
+        let sender = calls.sender.clone();
+        tokio::spawn(async move {
+            let result = call.await;
+            // The run may be over; then nobody listens and that is fine.
+            let _ = sender.send((id, result));
+        });
+        Ok(Ok(id))
+    }
+
+    async fn wait_settled(&mut self, timeout_ms: Option<u64>) -> wasmtime::Result<Option<SettledCall>> {
+        let calls = &mut self.calls;
+        loop {
+            if let Some(id) = calls.next_ready() {
+                return calls.deliver(id).await.map(Some);
+            }
+            if calls.outstanding == 0 {
+                // Nothing can arrive: only a timer can be waited for.
+                let Some(ms) = timeout_ms else {
+                    return Err(match calls.in_flight.first() {
+                        Some(&step) => Divergence {
+                            step,
+                            what: "the program waited for this call, which never settled in \
+                                   the recorded run"
+                                .into(),
+                        }
+                        .into(),
+                        None => ProtocolViolation("wait-settled with no call in flight".into()).into(),
+                    });
+                };
+                calls.clock.wait(ms).await;
+                return Ok(None);
+            }
+            let received = match timeout_ms {
+                // On a virtual clock, calls in flight come before timers.
+                Some(ms) if !calls.clock.is_virtual() => {
+                    match tokio::time::timeout(Duration::from_millis(ms), calls.receiver.recv())
+                        .await
+                    {
+                        Ok(received) => received,
+                        Err(_) => return Ok(None),
+                    }
+                }
+                _ => calls.receiver.recv().await,
+            };
+            let Some((id, result)) = received else {
+                return Err(ProtocolViolation("the call channel closed".into()).into());
+            };
+            calls.outstanding -= 1;
+            calls.arrive(id, result)?;
+        }
+    }
+
+    fn log(&mut self, level: GuestLogLevel, line: String) -> wasmtime::Result<()> {
+        if self.logs.is_full() {
+            return Ok(());
+        }
+        let line = match &self.positions {
+            Some(transformed) if line.contains(SCRIPT_FILE) => transformed.map_positions(&line),
+            _ => line,
+        };
+        let level = match level {
+            GuestLogLevel::Log => LogLevel::Log,
+            GuestLogLevel::Info => LogLevel::Info,
+            GuestLogLevel::Warn => LogLevel::Warn,
+            GuestLogLevel::Error => LogLevel::Error,
+            GuestLogLevel::Debug => LogLevel::Debug,
+        };
+        self.logs.push(level, line);
+        Ok(())
+    }
+}

@@ -1,0 +1,252 @@
+//! The one place that caps what leaves a run: console output, the returned
+//! value and the failure message each have a byte budget in the config, and
+//! every cut ends in the same marker, which names the key to raise. The
+//! marker counts against the budget, so nothing a program does makes a run's
+//! output longer than `max_log_bytes + 2 × max_value_bytes +
+//! max_error_bytes` (the value and its display text each within the value's
+//! budget).
+
+use crate::result::{LogLevel, LogLine};
+
+/// The smallest budget a config may set: room for a marker and a little
+/// text.
+pub(crate) const MIN_BUDGET_BYTES: usize = 128;
+
+/// What a budget caps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    Logs,
+    Value,
+    Error,
+}
+
+impl Output {
+    fn key(self) -> &'static str {
+        match self {
+            Output::Logs => "max_log_bytes",
+            Output::Value => "max_value_bytes",
+            Output::Error => "max_error_bytes",
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Output::Logs => "the logs",
+            Output::Value => "the value",
+            Output::Error => "the error",
+        }
+    }
+}
+
+/// The marker that ends a cut: `…[truncated by coderun: the value was 5000
+/// bytes, over config.max_value_bytes (1000)]`. `total` is the uncut size,
+/// when it is known.
+pub(crate) fn marker(output: Output, total: Option<usize>, max: usize) -> String {
+    let (noun, key) = (output.noun(), output.key());
+    match total {
+        Some(total) => {
+            format!("…[truncated by coderun: {noun} was {total} bytes, over config.{key} ({max})]")
+        }
+        None => format!(
+            "…[truncated by coderun: {noun} reached config.{key} ({max}); later output was \
+             dropped]"
+        ),
+    }
+}
+
+/// The longest prefix of `s` that is at most `max` bytes and ends on a char
+/// boundary.
+pub(crate) fn truncate_utf8(s: &str, max: usize) -> &str {
+    &s[..s.floor_char_boundary(max)]
+}
+
+/// `text` if it fits in `max_bytes`; else its longest prefix that fits with
+/// a trailing `…`, cut on a char boundary. The short form of the marker
+/// [`cap`] writes, for one-line summaries (events, an upstream's stderr)
+/// that have no config key to name.
+pub fn shorten(text: &str, max_bytes: usize) -> String {
+    const ELLIPSIS: &str = "…";
+    if text.len() <= max_bytes {
+        return text.to_owned();
+    }
+    if max_bytes < ELLIPSIS.len() {
+        return truncate_utf8(text, max_bytes).to_owned();
+    }
+    let keep = truncate_utf8(text, max_bytes.saturating_sub(ELLIPSIS.len()));
+    format!("{keep}{ELLIPSIS}")
+}
+
+/// `text` if it fits in `max` bytes; else as much of it as fits before the
+/// marker, and the marker.
+pub(crate) fn cap(text: String, output: Output, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let marker = marker(output, Some(text.len()), max);
+    let keep = truncate_utf8(&text, max.saturating_sub(marker.len())).len();
+    let mut text = text;
+    text.truncate(keep);
+    text.push_str(truncate_utf8(&marker, max - keep));
+    text
+}
+
+/// Collects console lines up to a byte budget (each line costs its length
+/// plus one, so that a flood of empty lines is capped too). On the first
+/// overflow it keeps what fits of the line, ends with one marker line, and
+/// drops everything after.
+#[derive(Debug)]
+pub(crate) struct LogLedger {
+    lines: Vec<LogLine>,
+    used: usize,
+    max_bytes: usize,
+    truncated: bool,
+}
+
+impl LogLedger {
+    pub(crate) fn new(max_bytes: usize) -> Self {
+        Self {
+            lines: Vec::new(),
+            used: 0,
+            max_bytes,
+            truncated: false,
+        }
+    }
+
+    /// Whether later lines are dropped.
+    pub(crate) fn is_full(&self) -> bool {
+        self.truncated
+    }
+
+    pub(crate) fn push(&mut self, level: LogLevel, line: String) {
+        if self.truncated {
+            return;
+        }
+        let cost = line.len().saturating_add(1);
+        if self.used + cost <= self.max_bytes {
+            self.used += cost;
+            self.lines.push(LogLine::new(level, line));
+            return;
+        }
+        let marker = marker(Output::Logs, None, self.max_bytes);
+        let room = self.max_bytes.saturating_sub(marker.len() + 1);
+        // Make room for the marker: first from this line, then, if the
+        // lines kept so far already fill the budget, from them.
+        let mut line = line;
+        line.truncate(truncate_utf8(&line, room.saturating_sub(self.used + 1)).len());
+        if !line.is_empty() {
+            self.used += line.len() + 1;
+            self.lines.push(LogLine::new(level, line));
+        }
+        while self.used > room {
+            let Some(last) = self.lines.last_mut().map(|line| &mut line.text) else {
+                break;
+            };
+            let excess = self.used - room;
+            if excess > last.len() {
+                self.used -= last.len() + 1;
+                self.lines.pop();
+            } else {
+                let keep = truncate_utf8(last, last.len() - excess).len();
+                self.used -= last.len() - keep;
+                last.truncate(keep);
+            }
+        }
+        self.lines.push(LogLine::new(
+            LogLevel::Warn,
+            truncate_utf8(&marker, self.max_bytes.saturating_sub(1)),
+        ));
+        self.truncated = true;
+    }
+
+    pub(crate) fn into_lines(self) -> Vec<LogLine> {
+        self.lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn total(lines: &[LogLine]) -> usize {
+        lines.iter().map(|line| line.text.len() + 1).sum()
+    }
+
+    fn log(ledger: &mut LogLedger, line: impl Into<String>) {
+        ledger.push(LogLevel::Log, line.into());
+    }
+
+    #[test]
+    fn keeps_lines_under_the_cap() {
+        let mut ledger = LogLedger::new(200);
+        log(&mut ledger, "a");
+        log(&mut ledger, "b");
+        assert_eq!(ledger.into_lines(), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn one_marker_on_overflow_and_the_marker_fits_the_budget() {
+        for max in [MIN_BUDGET_BYTES, 200, 1000, 4096] {
+            let mut ledger = LogLedger::new(max);
+            for i in 0..1000 {
+                log(&mut ledger, format!("line {i} {}", "x".repeat(i % 50)));
+            }
+            assert!(ledger.is_full());
+            let lines = ledger.into_lines();
+            let markers = lines
+                .iter()
+                .filter(|l| l.text.contains("truncated by coderun"))
+                .count();
+            assert_eq!(markers, 1, "{lines:?}");
+            assert!(
+                lines.last().unwrap().text.contains("config.max_log_bytes"),
+                "{lines:?}"
+            );
+            assert!(total(&lines) <= max, "{} > {max}: {lines:?}", total(&lines));
+        }
+    }
+
+    #[test]
+    fn a_line_that_fills_the_budget_exactly_is_kept_whole() {
+        let mut ledger = LogLedger::new(200);
+        log(&mut ledger, "x".repeat(199));
+        assert!(!ledger.is_full());
+        assert_eq!(ledger.into_lines(), vec!["x".repeat(199)]);
+    }
+
+    #[test]
+    fn cuts_on_a_char_boundary() {
+        let mut ledger = LogLedger::new(MIN_BUDGET_BYTES);
+        log(&mut ledger, "日本語".repeat(100));
+        let lines = ledger.into_lines();
+        assert!(
+            lines[0].text.chars().all(|c| "日本語".contains(c)),
+            "{lines:?}"
+        );
+        assert!(total(&lines) <= MIN_BUDGET_BYTES);
+    }
+
+    #[test]
+    fn capped_text_fits_and_names_the_key_and_size() {
+        let text = "é".repeat(10_000);
+        let capped = cap(text, Output::Error, 1000);
+        assert!(capped.len() <= 1000, "{}", capped.len());
+        assert!(capped.starts_with("éé"));
+        assert!(
+            capped.ends_with(
+                "…[truncated by coderun: the error was 20000 bytes, over config.max_error_bytes (1000)]"
+            ),
+            "{capped}"
+        );
+        assert_eq!(cap("short".into(), Output::Error, 1000), "short");
+    }
+
+    #[test]
+    fn shortened_text_fits_and_ends_in_an_ellipsis() {
+        assert_eq!(shorten("short", 5), "short");
+        let cut = shorten(&"é".repeat(100), 11);
+        assert_eq!(cut, "éééé…");
+        assert!(cut.len() <= 11);
+        // A budget smaller than the ellipsis keeps only text.
+        assert_eq!(shorten("abcdef", 2), "ab");
+    }
+}
