@@ -30,23 +30,23 @@
 //! started together (`Promise.all`) take their turns in the order their
 //! tasks reach the queue.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use runtime_host::{
+use coderun_runtime::{
     AbortController, AbortSignal, BindingError, BindingResult, CodeBindingFunction,
-    CodeBindingNamespace, CodeRunRequest, CodeRunResult, MisuseError,
+    CodeBindingNamespace, CodeRunRequest, CodeRunResult, Continuation, MisuseError,
 };
 use serde_json::{Value, json};
 use tokio::sync::{Notify, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::events::{DispatchEvent, summarize};
-use crate::registry::{ToolRegistry, normalize_arguments};
-use crate::render::render_value;
-use crate::sdk::RUN_CODE;
+use crate::hooks::Approval;
+use crate::registry::{Dispatch, Gate, ToolRegistry};
+use crate::schema_ts::args_are_optional;
+use crate::sdk::{RUN_CODE, TOOLS_GLOBAL};
 use crate::tool::{Tool, ToolCall, ToolResult};
-
-/// The global the program reaches the tools through.
-const TOOLS_GLOBAL: &str = "tools";
+use crate::ts_syntax::member_access;
 
 /// What a call made after the run ended is rejected with.
 pub const NOT_DISPATCHED: &str = "not dispatched: the run_code call has already finished";
@@ -56,6 +56,8 @@ pub const ABANDONED: &str = "abandoned: the run_code call ended before this call
 pub const RUN_SETTLED: &str = "run settled";
 /// The run-scoped abort reason when the `run_code` future is dropped.
 const RUN_CANCELLED: &str = "the run_code call was cancelled";
+/// How `run_code`'s text for a paused run begins.
+pub const PAUSED: &str = "paused";
 /// `run_code`'s text when the program printed nothing and returned nothing.
 pub const NO_OUTPUT: &str = "(no output: the program printed nothing and returned no value)";
 
@@ -66,24 +68,85 @@ pub(crate) async fn run_code(
     arguments: &Value,
     signal: &AbortSignal,
 ) -> ToolResult {
-    let runtime = match registry.code_runtime() {
-        Ok(runtime) => Arc::clone(runtime),
-        Err(error) => return ToolResult::error(error.to_string()),
-    };
     let Some(code) = arguments.get("code").and_then(Value::as_str) else {
         return ToolResult::error(format!(
             "{RUN_CODE} expects {{\"code\": string}} (got {})",
             summarize(&arguments.to_string())
         ));
     };
+    let mut request = CodeRunRequest::new(code);
+    // Only a hook can ask for approval: without one, nothing can pause and
+    // the ledger is not kept.
+    request.record = registry.may_pause();
+    execute(registry, call_id, signal, |_| async { Ok(request) }).await
+}
 
+/// Resumes a paused `run_code` call with the answer to the call it paused
+/// at: on approval that call is dispatched now (through the hooks, which
+/// may still deny it), on rejection it rejects with `not approved:
+/// <reason>`; then the program goes on from there, the calls before it
+/// answered by the continuation's ledger, not dispatched again.
+pub(crate) async fn resume(
+    registry: &ToolRegistry,
+    call_id: &str,
+    continuation: Continuation,
+    approval: Approval,
+    signal: &AbortSignal,
+) -> ToolResult {
+    execute(registry, call_id, signal, |run| async move {
+        let paused = continuation
+            .step
+            .checked_sub(1)
+            .and_then(|at| continuation.record.calls.get(usize::try_from(at).ok()?))
+            .filter(|call| call.namespace == TOOLS_GLOBAL)
+            .map(|call| (call.function.clone(), call.arguments.clone()));
+        let Some((name, arguments)) = paused else {
+            return Err(format!(
+                "the continuation is not a paused {RUN_CODE} call: its step {} is not a call of \
+                 {TOOLS_GLOBAL}",
+                continuation.step
+            ));
+        };
+        let answer = match approval {
+            Approval::Approve => run
+                .call_gated(&name, arguments, Gate::Approved)
+                .await
+                .map_err(|error| error.message().to_owned()),
+            Approval::Reject(reason) => Err(format!("not approved: {reason}")),
+        };
+        Ok(CodeRunRequest::resume(continuation, answer))
+    })
+    .await
+}
+
+/// Creates the [`Run`], builds its request (`build` may make calls through
+/// the run), runs it with the run's namespace and signal, waits for its
+/// calls to drain, and turns the outcome into `run_code`'s result.
+async fn execute<B, Fut>(
+    registry: &ToolRegistry,
+    call_id: &str,
+    signal: &AbortSignal,
+    build: B,
+) -> ToolResult
+where
+    B: FnOnce(Arc<Run>) -> Fut,
+    Fut: Future<Output = Result<CodeRunRequest, String>>,
+{
+    let runtime = match registry.code_runtime() {
+        Ok(runtime) => Arc::clone(runtime),
+        Err(error) => return ToolResult::error(error.to_string()),
+    };
     let run = Arc::new(Run::new(registry.clone(), call_id));
     let settle = CloseOnDrop(Arc::clone(&run));
     // A caller that has already given up gets no guest and no calls.
     if let Some(reason) = signal.reason() {
         run.controller.abort(reason);
     }
-    let request = CodeRunRequest::new(code)
+    let request = match build(Arc::clone(&run)).await {
+        Ok(request) => request,
+        Err(message) => return ToolResult::error(message),
+    };
+    let request = request
         .binding(run.namespace())
         .signal(run.signal.clone());
     let execution = runtime.run(request);
@@ -99,7 +162,19 @@ pub(crate) async fn run_code(
     run.close(RUN_SETTLED);
     run.drained().await;
     drop(settle);
-    tool_result(outcome)
+    match outcome {
+        Ok(mut result) => {
+            let paused = result
+                .interrupted
+                .take()
+                .map(|interrupted| {
+                    let id = registry.pause(call_id, interrupted.continuation);
+                    (id, interrupted.call, interrupted.payload)
+                });
+            tool_result(Ok(result), paused)
+        }
+        Err(misuse) => tool_result(Err(misuse), None),
+    }
 }
 
 /// One program run: its abort scope, its call queue, its calls in progress.
@@ -187,6 +262,12 @@ impl Run {
 
     /// One call the program made; see the module docs.
     async fn call(&self, name: &str, arguments: Value) -> BindingResult {
+        self.call_gated(name, arguments, Gate::Hooks).await
+    }
+
+    /// [`call`](Self::call), which a hook's request for approval interrupts
+    /// unless `gate` says the call is approved.
+    async fn call_gated(&self, name: &str, arguments: Value, gate: Gate) -> BindingResult {
         let _in_progress = self.enter()?;
         let Some(tool) = self.registry.tool(name) else {
             return Err(BindingError::new(format!("unknown tool {name:?}")));
@@ -200,7 +281,15 @@ impl Run {
         // owns (and may change) the arguments.
         let logged = arguments.clone();
         let call = ToolCall::new(sub_call_id.clone(), name, arguments);
-        let result = self.registry.dispatch(call, self.signal.clone()).await;
+        let result = match self
+            .registry
+            .dispatch_gated(call, self.signal.clone(), gate)
+            .await
+        {
+            Dispatch::Done(result) => result,
+            // The run pauses here; the call is dispatched when it resumes.
+            Dispatch::NeedsApproval(payload) => return Err(BindingError::interrupt(payload)),
+        };
         let delivered = program_value(tool, &result);
         let result_summary = match &delivered {
             Ok(Value::String(text)) | Err(text) => summarize(text),
@@ -276,6 +365,25 @@ impl Run {
     }
 }
 
+/// Turns program-side arguments into the value a tool is dispatched with.
+///
+/// A program that omits the argument (or passes `undefined` or `null`)
+/// reaches the host as `null`. For a tool whose SDK parameter is optional
+/// (`args?:`) that means `{}`; for any other tool the call is refused, since
+/// the handler would otherwise see arguments its schema forbids.
+fn normalize_arguments(tool: &Tool, arguments: Value) -> Result<Value, String> {
+    match arguments {
+        Value::Null if args_are_optional(tool.input_schema()) => {
+            Ok(Value::Object(serde_json::Map::new()))
+        }
+        Value::Null => Err(format!(
+            "{} expects an argument object; pass {{}} if it takes none",
+            member_access(TOOLS_GLOBAL, tool.name())
+        )),
+        arguments => Ok(arguments),
+    }
+}
+
 /// What the program gets from a call: the structured value when the tool
 /// declares an output schema and gave one, else the result's text; an error
 /// result rejects with its text.
@@ -300,17 +408,23 @@ fn program_value(tool: &Tool, result: &ToolResult) -> Result<Value, String> {
 /// <message>` followed by the output printed before it, and whose structured
 /// value is `{kind, message, logs}`. A success is the printed lines followed
 /// by the rendered returned value (or [`NO_OUTPUT`]), with the structured
-/// value `{logs, value}`.
-fn tool_result(outcome: Result<CodeRunResult, MisuseError>) -> ToolResult {
+/// value `{logs, value}`. A paused run (`paused`: its id, the call and the
+/// hook's payload) is the printed lines followed by what needs approval,
+/// with the structured value `{logs, paused: {id, call, payload}}`.
+fn tool_result(
+    outcome: Result<CodeRunResult, MisuseError>,
+    paused: Option<(String, String, Value)>,
+) -> ToolResult {
     let result = match outcome {
         Ok(result) => result,
         Err(error) => return ToolResult::error(format!("the code run could not start: {error}")),
     };
+    let printed: Vec<&str> = result.logs.iter().map(|line| line.text.as_str()).collect();
     if let Some(failure) = &result.error {
         let mut text = format!("code run failed ({}): {}", failure.kind, failure.message);
-        if !result.logs.is_empty() {
+        if !printed.is_empty() {
             text.push_str("\n\noutput before the failure:\n");
-            text.push_str(&result.logs.join("\n"));
+            text.push_str(&printed.join("\n"));
         }
         return ToolResult::error(text).with_structured(json!({
             "kind": failure.kind.as_str(),
@@ -318,8 +432,22 @@ fn tool_result(outcome: Result<CodeRunResult, MisuseError>) -> ToolResult {
             "logs": result.logs,
         }));
     }
-    let mut lines = result.logs.clone();
-    lines.extend(result.value.as_ref().map(render_value));
+    if let Some((id, call, payload)) = paused {
+        let mut lines = printed;
+        let waiting = format!(
+            "{PAUSED}: {call} needs approval: {}\nThe program is paused at that call (run {id}); \
+             it goes on once the call is approved or rejected.",
+            summarize(&payload.to_string())
+        );
+        lines.push(&waiting);
+        return ToolResult::text(lines.join("\n")).with_structured(json!({
+            "logs": result.logs,
+            "paused": { "id": id, "call": call, "payload": payload },
+        }));
+    }
+    // The value line is the guest's rendering, the same as console.log's.
+    let mut lines = printed;
+    lines.extend(result.value_display.as_deref());
     let text = if lines.is_empty() {
         NO_OUTPUT.to_owned()
     } else {
@@ -335,7 +463,34 @@ fn tool_result(outcome: Result<CodeRunResult, MisuseError>) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use runtime_host::{CodeRunFailure, FailureKind};
+
+    fn tool(name: &str, schema: Value) -> Tool {
+        Tool::new(name, "", schema, |_, _| async { ToolResult::text("") })
+    }
+
+    #[test]
+    fn a_missing_argument_is_an_empty_object_when_the_parameter_is_optional() {
+        let optional = tool("list", json!({"type": "object", "properties": {"dir": {}}}));
+        assert_eq!(normalize_arguments(&optional, Value::Null), Ok(json!({})));
+    }
+
+    #[test]
+    fn a_missing_argument_is_refused_when_the_parameter_is_required() {
+        let required = tool(
+            "my-read",
+            json!({"type": "object", "properties": {"path": {}}, "required": ["path"]}),
+        );
+        assert_eq!(
+            normalize_arguments(&required, Value::Null),
+            Err("tools[\"my-read\"] expects an argument object; pass {} if it takes none".into())
+        );
+        assert_eq!(
+            normalize_arguments(&required, json!({"path": "a"})),
+            Ok(json!({"path": "a"}))
+        );
+    }
+
+    use coderun_runtime::{CodeRunFailure, FailureKind, LogLevel, LogLine};
     use serde_json::json;
 
     fn run() -> Arc<Run> {
@@ -379,12 +534,17 @@ mod tests {
 
     #[test]
     fn a_failure_keeps_its_kind_and_logs() {
-        let result = tool_result(Ok(CodeRunResult {
+        let result = tool_result(
+            Ok(CodeRunResult {
             value: None,
-            logs: vec!["step 1".into()],
+            value_display: None,
+            logs: vec![LogLine::new(LogLevel::Warn, "step 1")],
             error: Some(failure(FailureKind::Exception, "Error: boom")),
             fuel_consumed: 1,
-        }));
+            ..CodeRunResult::default()
+        }),
+            None,
+        );
         assert!(result.is_error);
         assert_eq!(
             result.text_content(),
@@ -392,23 +552,32 @@ mod tests {
         );
         assert_eq!(
             result.structured,
-            Some(json!({"kind": "exception", "message": "Error: boom", "logs": ["step 1"]}))
+            Some(json!({
+                "kind": "exception",
+                "message": "Error: boom",
+                "logs": [{"level": "warn", "text": "step 1"}]
+            }))
         );
     }
 
     #[test]
-    fn a_success_is_the_logs_then_the_rendered_value() {
-        let result = tool_result(Ok(CodeRunResult {
+    fn a_success_is_the_logs_then_the_value_as_the_guest_displayed_it() {
+        let result = tool_result(
+            Ok(CodeRunResult {
             value: Some(json!({"a": [1, 2]})),
-            logs: vec!["hi".into()],
+            value_display: Some("{ a: [ 1, 2 ] }".into()),
+            logs: vec![LogLine::new(LogLevel::Log, "hi")],
             error: None,
             fuel_consumed: 1,
-        }));
+            ..CodeRunResult::default()
+        }),
+            None,
+        );
         assert!(!result.is_error);
         assert_eq!(result.text_content(), "hi\n{ a: [ 1, 2 ] }");
         assert_eq!(
             result.structured,
-            Some(json!({"logs": ["hi"], "value": {"a": [1, 2]}}))
+            Some(json!({"logs": [{"level": "log", "text": "hi"}], "value": {"a": [1, 2]}}))
         );
     }
 

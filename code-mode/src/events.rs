@@ -3,8 +3,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// Longest `result_summary`, in characters, before it is cut and ends in `…`.
-pub const MAX_SUMMARY_CHARS: usize = 200;
+/// Longest `result_summary`, in bytes (`…` included when it was cut).
+pub const MAX_SUMMARY_BYTES: usize = 400;
 
 /// One tool call a `run_code` program made, recorded once the call has
 /// settled (before the program sees its result).
@@ -27,7 +27,7 @@ pub struct DispatchEvent {
     /// Whether the call failed (or was denied).
     pub is_error: bool,
     /// The start of what the program got (the result, or the error text),
-    /// at most [`MAX_SUMMARY_CHARS`] characters, then `…` if it was cut.
+    /// at most [`MAX_SUMMARY_BYTES`] bytes, ending in `…` if it was cut.
     pub result_summary: String,
 }
 
@@ -38,7 +38,7 @@ pub struct DispatchEvent {
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use code_mode::{DispatchEvent, ToolRegistry};
+/// use coderun_code_mode::{DispatchEvent, ToolRegistry};
 ///
 /// let seen: Arc<Mutex<Vec<DispatchEvent>>> = Arc::default();
 /// let sink = seen.clone();
@@ -61,12 +61,9 @@ where
     }
 }
 
-/// `text` cut to [`MAX_SUMMARY_CHARS`] characters, with `…` when it was cut.
+/// `text` cut to [`MAX_SUMMARY_BYTES`], ending in `…` when it was cut.
 pub(crate) fn summarize(text: &str) -> String {
-    match text.char_indices().nth(MAX_SUMMARY_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
+    coderun_runtime::shorten(text, MAX_SUMMARY_BYTES)
 }
 
 #[cfg(test)]
@@ -75,15 +72,15 @@ mod tests {
 
     #[test]
     fn short_summaries_are_kept_whole() {
-        let text = "é".repeat(MAX_SUMMARY_CHARS);
+        let text = "é".repeat(MAX_SUMMARY_BYTES / 2);
         assert_eq!(summarize(&text), text);
     }
 
     #[test]
     fn long_summaries_are_cut_at_a_character_boundary() {
-        let text = "é".repeat(MAX_SUMMARY_CHARS + 1);
+        let text = "é".repeat(MAX_SUMMARY_BYTES);
         let summary = summarize(&text);
-        assert_eq!(summary.chars().count(), MAX_SUMMARY_CHARS + 1);
-        assert!(summary.ends_with("é…"));
+        assert!(summary.len() <= MAX_SUMMARY_BYTES, "{}", summary.len());
+        assert!(summary.ends_with("é…"), "{summary}");
     }
 }

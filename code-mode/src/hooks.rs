@@ -1,15 +1,16 @@
-//! Hooks around every tool call: `pre_execute` may deny it, `post_execute`
-//! may observe or change its result.
+//! Hooks around every tool call: `pre_execute` may deny it or ask for
+//! approval, `post_execute` may observe or change its result.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use serde_json::Value;
 
 use crate::tool::{ToolCall, ToolResult};
 
 /// A pre-execute hook's verdict on one call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum HookDecision {
     /// Let the call proceed (to the next hook, then the handler).
@@ -20,6 +21,17 @@ pub enum HookDecision {
         /// Why, written for the model.
         reason: String,
     },
+    /// The call needs someone's approval first. From a `run_code` program,
+    /// the run pauses at this call (nothing after it runs) and `run_code`
+    /// returns the payload with a continuation id; the run goes on when
+    /// [`ToolRegistry::resume`](crate::ToolRegistry::resume) gets the answer.
+    /// A direct call (mode `native` or `both`) fails with the payload, as
+    /// there is no program to pause.
+    NeedsApproval {
+        /// What needs approving, for the person or client asked (e.g.
+        /// `{"tool": "delete_file", "path": "/tmp/a"}`).
+        payload: Value,
+    },
 }
 
 impl HookDecision {
@@ -29,10 +41,26 @@ impl HookDecision {
             reason: reason.into(),
         }
     }
+
+    /// A request for approval with `payload`.
+    pub fn needs_approval(payload: Value) -> Self {
+        HookDecision::NeedsApproval { payload }
+    }
+}
+
+/// The answer to a call that needed approval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run the call (the other hooks still apply: a denial still denies).
+    Approve,
+    /// Do not run it: the call rejects in the program with
+    /// `not approved: <reason>`.
+    Reject(String),
 }
 
 /// Runs before a call's handler. Hooks run in the order they were added; the
-/// first denial wins and the later ones are skipped.
+/// first denial (or request for approval) wins and the later ones are
+/// skipped.
 pub(crate) type PreExecuteHook =
     Arc<dyn Fn(&ToolCall) -> BoxFuture<'static, HookDecision> + Send + Sync>;
 

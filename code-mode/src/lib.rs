@@ -3,14 +3,14 @@
 //!
 //! Instead of calling tools one JSON blob at a time, a model in Code Mode
 //! writes a TypeScript program against a `tools` object; the program runs in
-//! a sandboxed [`CodeRuntime`](runtime_host::CodeRuntime), and every tool
+//! a sandboxed [`CodeRuntime`](coderun_runtime::CodeRuntime), and every tool
 //! call it makes goes through the same registry, hooks and handlers as a
 //! direct call.
 //!
 //! ```
 //! use std::sync::Arc;
-//! use code_mode::runtime_host::{RuntimeConfig, WasmCodeRuntime};
-//! use code_mode::{AbortController, Mode, Tool, ToolCall, ToolRegistry, ToolResult};
+//! use coderun_code_mode::coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
+//! use coderun_code_mode::{AbortController, Mode, Tool, ToolCall, ToolRegistry, ToolResult};
 //! use serde_json::json;
 //!
 //! # #[tokio::main]
@@ -59,6 +59,13 @@
 //! - **The registry** ([`ToolRegistry`]): every call, direct or from a
 //!   program, goes `pre_execute` hooks (which may deny it, see
 //!   [`HookDecision`]) → handler → `post_execute` hooks.
+//! - **Approvals**: a `pre_execute` hook may answer
+//!   [`HookDecision::NeedsApproval`]. A `run_code` program then pauses at
+//!   that call: `run_code` returns what needs approving and the paused
+//!   run's id (its text begins with [`PAUSED`]), and
+//!   [`ToolRegistry::resume`] goes on with the answer, without dispatching
+//!   the calls made before it again. The continuation can be taken out
+//!   ([`ToolRegistry::take_continuation`]) and resumed in another process.
 //! - **Modes** ([`Mode`]) and **assembly** ([`ToolRegistry::assemble`]):
 //!   `native` offers the tools as registered; `code` offers only `run_code`
 //!   and an SDK prompt section declaring the tools in TypeScript; `both`
@@ -77,7 +84,8 @@
 //!   value gives the program that value; otherwise the program gets the
 //!   result's text, and an error result rejects with its text. `run_code`
 //!   itself returns the printed lines and the returned value rendered like
-//!   Node's `util.inspect` ([`render_value`]), [`NO_OUTPUT`] when there is
+//!   Node's `util.inspect` (by the guest, the one renderer: the line is the
+//!   same as `console.log(value)` prints), [`NO_OUTPUT`] when there is
 //!   neither, or on failure an error `code run failed (<kind>): <message>`
 //!   followed by the output printed before it.
 //!
@@ -95,27 +103,27 @@
 //! deterministic) and [`render_sdk`] renders the `declare const tools: {
 //! ... };` block of a set of tools.
 
-mod assembly;
 mod bridge;
 mod events;
 mod hooks;
 mod mode;
 mod registry;
-mod render;
+mod routing;
 pub mod schema_ts;
 mod sdk;
 mod tool;
+mod ts_syntax;
 
-pub use runtime_host;
-pub use runtime_host::{AbortController, AbortSignal};
+pub use coderun_runtime;
+pub use coderun_runtime::{AbortController, AbortSignal};
 
-pub use assembly::{Assembly, AssemblyError, TYPESCRIPT, WireTool};
-pub use bridge::{ABANDONED, NO_OUTPUT, NOT_DISPATCHED, RUN_SETTLED};
-pub use events::{DispatchEvent, EventSink, MAX_SUMMARY_CHARS};
-pub use hooks::HookDecision;
+pub use bridge::{ABANDONED, NO_OUTPUT, NOT_DISPATCHED, PAUSED, RUN_SETTLED};
+pub use events::{DispatchEvent, EventSink, MAX_SUMMARY_BYTES};
+pub use hooks::{Approval, HookDecision};
 pub use mode::{Mode, ModeError};
-pub use registry::{RegistryError, ToolRegistry};
-pub use render::render_value;
-pub use schema_ts::{ToolSignature, is_identifier, render_sdk, render_tool, schema_to_ts};
-pub use sdk::RUN_CODE;
+pub use registry::{MAX_PAUSED, RegistryError, ToolRegistry};
+pub use routing::{Assembly, AssemblyError, WireTool};
+pub use schema_ts::schema_to_ts;
+pub use sdk::{RUN_CODE, TOOLS_GLOBAL, ToolSignature, render_sdk, render_tool};
 pub use tool::{ContentBlock, Tool, ToolCall, ToolContext, ToolHandler, ToolResult};
+pub use ts_syntax::is_identifier;

@@ -9,13 +9,13 @@ use serde::Serialize;
 /// SDK prompt section.
 ///
 /// ```
-/// use code_mode::Mode;
+/// use coderun_code_mode::Mode;
 ///
 /// let mode: Mode = "code".parse()?;
 /// assert_eq!(mode, Mode::Code);
 /// assert_eq!(mode.to_string(), "code");
 /// assert!("scripted".parse::<Mode>().is_err());
-/// # Ok::<(), code_mode::ModeError>(())
+/// # Ok::<(), coderun_code_mode::ModeError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

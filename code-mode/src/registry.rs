@@ -1,21 +1,23 @@
-//! The tool registry: the tools, the hooks around every call, the mode and
-//! the code runtime, and the one pipeline every call goes through.
+//! The tool registry: the tools, the hooks around every call, the event
+//! sink, the mode and the code runtime, and the one pipeline every call goes
+//! through. What the mode offers and how a call is routed (`routing`), and
+//! how a `run_code` program's calls come back here (`bridge`), are built on
+//! top of it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher as _, Hasher as _, RandomState};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use coderun_runtime::{AbortSignal, CodeRuntime, Continuation};
 use futures::FutureExt as _;
-use runtime_host::{AbortSignal, CodeRuntime};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::bridge;
 use crate::events::{DispatchEvent, EventSink};
 use crate::hooks::{self, HookDecision, PostExecuteHook, PreExecuteHook};
 use crate::mode::Mode;
-use crate::schema_ts::{ToolSignature, render_sdk};
-use crate::sdk::RUN_CODE;
 use crate::tool::{Tool, ToolCall, ToolContext, ToolResult};
 
 /// A tool can not be added to a registry.
@@ -42,7 +44,7 @@ pub enum RegistryError {
 /// [`assemble`](Self::assemble)).
 ///
 /// Cloning is cheap: clones share the tools, hooks and runtime until one of
-/// them is changed (copy on write).
+/// them is changed (copy on write), and always share the paused runs.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     inner: Arc<Inner>,
@@ -58,6 +60,85 @@ struct Inner {
     event_sink: Option<Arc<dyn EventSink>>,
     mode: Mode,
     runtime: Option<Arc<dyn CodeRuntime>>,
+    /// Shared by every clone, before and after a change.
+    paused: Arc<PausedRuns>,
+}
+
+/// How many paused runs a registry keeps; pausing one more drops the
+/// oldest.
+pub const MAX_PAUSED: usize = 256;
+
+/// Whether a hook's request for approval stops a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// It does: the caller is told the call needs approval.
+    Hooks,
+    /// The call is approved: requests for approval let it through (a
+    /// denial still denies).
+    Approved,
+}
+
+/// How a dispatch ended.
+#[derive(Debug)]
+pub(crate) enum Dispatch {
+    /// The handler ran, or the call failed before it.
+    Done(ToolResult),
+    /// A pre-execute hook wants the call approved first; nothing ran.
+    NeedsApproval(Value),
+}
+
+impl Dispatch {
+    /// The result of a call that cannot pause.
+    pub(crate) fn into_result(self) -> ToolResult {
+        match self {
+            Dispatch::Done(result) => result,
+            Dispatch::NeedsApproval(payload) => ToolResult::error(format!(
+                "tool call needs approval, which only a run_code program can wait for: \
+                 {payload}"
+            ))
+            .with_structured(json!({ "needs_approval": payload })),
+        }
+    }
+}
+
+/// The continuations of paused `run_code` calls, oldest first.
+#[derive(Default)]
+struct PausedRuns {
+    runs: Mutex<VecDeque<(String, Continuation)>>,
+    next: AtomicU64,
+}
+
+impl PausedRuns {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<(String, Continuation)>> {
+        // Every update is one step: the queue stays consistent across a panic.
+        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn insert(&self, call_id: &str, continuation: Continuation) -> String {
+        // The id is a handle a client may echo back (MCP's requestState):
+        // a random part keeps one client from guessing another's.
+        let unguessable = RandomState::new().build_hasher().finish();
+        let id = format!(
+            "{call_id}:paused:{}:{unguessable:016x}",
+            self.next.fetch_add(1, Ordering::Relaxed) + 1
+        );
+        let mut runs = self.lock();
+        if runs.len() >= MAX_PAUSED {
+            runs.pop_front();
+        }
+        runs.push_back((id.clone(), continuation));
+        id
+    }
+
+    fn take(&self, id: &str) -> Option<Continuation> {
+        let mut runs = self.lock();
+        let at = runs.iter().position(|(key, _)| key == id)?;
+        runs.remove(at).map(|(_, continuation)| continuation)
+    }
+
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
 }
 
 impl ToolRegistry {
@@ -108,10 +189,11 @@ impl ToolRegistry {
     }
 
     /// Adds a hook that runs before every call's handler and may deny the
-    /// call. Hooks run in the order they are added; the first denial wins.
+    /// call or ask for it to be approved first ([`HookDecision`]). Hooks run
+    /// in the order they are added; the first that does not allow wins.
     ///
     /// ```
-    /// use code_mode::{HookDecision, ToolCall, ToolRegistry};
+    /// use coderun_code_mode::{HookDecision, ToolCall, ToolRegistry};
     ///
     /// let mut registry = ToolRegistry::new();
     /// registry.on_pre_execute(|call: &ToolCall| {
@@ -180,83 +262,42 @@ impl ToolRegistry {
             .and_then(|&i| self.inner.tools.get(i))
     }
 
-    /// The TypeScript declaration of every tool (`declare const tools:
-    /// {...};`, tools sorted by name), whatever the mode.
-    pub fn sdk_declarations(&self) -> String {
-        let signatures: Vec<ToolSignature<'_>> = self
-            .inner
-            .tools
-            .iter()
-            .map(|tool| ToolSignature {
-                name: tool.name(),
-                description: tool.description(),
-                input_schema: tool.input_schema(),
-                output_schema: tool.get_output_schema(),
-            })
-            .collect();
-        render_sdk(&signatures)
-    }
-
-    /// Executes one call the model made, as the mode offers the tools: in
-    /// modes `code` and `both` a call of `run_code` runs its program (see
-    /// the crate docs); in mode `code` the other tools are reachable only
-    /// from programs. Every call goes through the hooks. Failures, unknown
-    /// tools included, are error results.
-    ///
-    /// `signal` is the call's abort signal, handed to the handler. Cancelling
-    /// the returned future drops the handler's future; for `run_code` it
-    /// also aborts the program's in-flight calls (without waiting for them).
-    pub async fn execute(&self, call: ToolCall, signal: AbortSignal) -> ToolResult {
-        let mode = self.inner.mode;
-        if mode.offers_run_code() && call.name == RUN_CODE {
-            let registry = self.clone();
-            return self
-                .pipeline(call, signal, move |call, ctx| async move {
-                    bridge::run_code(&registry, ctx.call_id(), &call.arguments, ctx.signal()).await
-                })
-                .await;
-        }
-        if self.tool(&call.name).is_some() && mode.offers_native_tools() {
-            return self.dispatch(call, signal).await;
-        }
-        let offered = match mode {
-            Mode::Code => RUN_CODE.to_owned(),
-            Mode::Native | Mode::Both => {
-                let mut names: Vec<&str> = self.tools().iter().map(Tool::name).collect();
-                if mode.offers_run_code() {
-                    names.push(RUN_CODE);
-                }
-                names.join(", ")
-            }
-        };
-        if self.tool(&call.name).is_some() {
-            ToolResult::error(format!(
-                "tool {:?} is not offered directly in mode {mode}; call it from a {RUN_CODE} \
-                 program instead",
-                call.name
-            ))
-        } else {
-            ToolResult::error(format!(
-                "unknown tool {:?}; the tools offered are: {offered}",
-                call.name
-            ))
-        }
-    }
-
     /// Runs a call of one of the registry's tools through the hooks and its
-    /// handler, whatever the mode.
+    /// handler, whatever the mode. A call a hook wants approved fails: a
+    /// direct call has no program to pause.
     pub(crate) async fn dispatch(&self, call: ToolCall, signal: AbortSignal) -> ToolResult {
+        self.dispatch_gated(call, signal, Gate::Hooks)
+            .await
+            .into_result()
+    }
+
+    /// [`dispatch`](Self::dispatch), telling the caller when a hook wants
+    /// the call approved (unless `gate` says it already is).
+    pub(crate) async fn dispatch_gated(
+        &self,
+        call: ToolCall,
+        signal: AbortSignal,
+        gate: Gate,
+    ) -> Dispatch {
         let Some(tool) = self.tool(&call.name) else {
-            return ToolResult::error(format!("unknown tool {:?}", call.name));
+            return Dispatch::Done(ToolResult::error(format!("unknown tool {:?}", call.name)));
         };
         let handler = tool.handler().clone();
-        self.pipeline(call, signal, move |call, ctx| handler(call.arguments, ctx))
-            .await
+        self.pipeline(call, signal, gate, move |call, ctx| {
+            handler(call.arguments, ctx)
+        })
+        .await
     }
 
     /// pre-execute hooks → `handler` → post-execute hooks. A panic anywhere
     /// in it becomes an error result.
-    async fn pipeline<H, Fut>(&self, call: ToolCall, signal: AbortSignal, handler: H) -> ToolResult
+    pub(crate) async fn pipeline<H, Fut>(
+        &self,
+        call: ToolCall,
+        signal: AbortSignal,
+        gate: Gate,
+        handler: H,
+    ) -> Dispatch
     where
         H: FnOnce(ToolCall, ToolContext) -> Fut,
         Fut: Future<Output = ToolResult>,
@@ -264,10 +305,17 @@ impl ToolRegistry {
         let name = call.name.clone();
         let run = async move {
             for hook in &self.inner.pre_execute {
-                if let HookDecision::Deny { reason } = hook(&call).await {
-                    return ToolResult::error(format!(
-                        "tool call denied by a pre-execute hook: {reason}"
-                    ));
+                match hook(&call).await {
+                    HookDecision::Allow => {}
+                    HookDecision::Deny { reason } => {
+                        return Dispatch::Done(ToolResult::error(format!(
+                            "tool call denied by a pre-execute hook: {reason}"
+                        )));
+                    }
+                    HookDecision::NeedsApproval { payload } => match gate {
+                        Gate::Hooks => return Dispatch::NeedsApproval(payload),
+                        Gate::Approved => {}
+                    },
                 }
             }
             let ctx = ToolContext::new(call.id.clone(), signal);
@@ -275,12 +323,37 @@ impl ToolRegistry {
             for hook in &self.inner.post_execute {
                 result = hook(&call, result).await;
             }
-            result
+            Dispatch::Done(result)
         };
-        AssertUnwindSafe(run)
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|_| ToolResult::error(format!("tool {name:?} panicked")))
+        AssertUnwindSafe(run).catch_unwind().await.unwrap_or_else(|_| {
+            Dispatch::Done(ToolResult::error(format!("tool {name:?} panicked")))
+        })
+    }
+
+    /// Whether a call can pause a `run_code` program (only a pre-execute
+    /// hook can ask for approval).
+    pub(crate) fn may_pause(&self) -> bool {
+        !self.inner.pre_execute.is_empty()
+    }
+
+    /// Keeps a paused run's continuation; returns its id.
+    pub(crate) fn pause(&self, call_id: &str, continuation: Continuation) -> String {
+        self.inner.paused.insert(call_id, continuation)
+    }
+
+    /// Takes the continuation of the paused `run_code` call `id` out of the
+    /// registry, to store it elsewhere (a database row, a workflow's state)
+    /// and resume it later, in this process or another, with
+    /// [`resume_continuation`](Self::resume_continuation). `None` if no run
+    /// is paused under that id (never was, already resumed or taken, or
+    /// evicted: the registry keeps the latest [`MAX_PAUSED`]).
+    pub fn take_continuation(&self, id: &str) -> Option<Continuation> {
+        self.inner.paused.take(id)
+    }
+
+    /// How many paused runs the registry holds.
+    pub fn paused_runs(&self) -> usize {
+        self.inner.paused.len()
     }
 
     /// Sends `event` to the sink, if there is one.
@@ -300,6 +373,7 @@ impl std::fmt::Debug for ToolRegistry {
             .field("pre_execute", &inner.pre_execute.len())
             .field("post_execute", &inner.post_execute.len())
             .field("event_sink", &inner.event_sink.is_some())
+            .field("paused_runs", &inner.paused.len())
             .field(
                 "runtime",
                 &inner.runtime.as_ref().map(|runtime| runtime.language()),
@@ -308,29 +382,10 @@ impl std::fmt::Debug for ToolRegistry {
     }
 }
 
-/// Turns program-side arguments into the value a tool is dispatched with.
-///
-/// A program that omits the argument (or passes `undefined` or `null`)
-/// reaches the host as `null`. For a tool whose SDK parameter is optional
-/// (`args?:`) that means `{}`; for any other tool the call is refused, since
-/// the handler would otherwise see arguments its schema forbids.
-pub(crate) fn normalize_arguments(tool: &Tool, arguments: Value) -> Result<Value, String> {
-    match arguments {
-        Value::Null if crate::schema_ts::args_are_optional(tool.input_schema()) => {
-            Ok(Value::Object(serde_json::Map::new()))
-        }
-        Value::Null => Err(format!(
-            "tools{} expects an argument object; pass {{}} if it takes none",
-            crate::sdk::member_access(tool.name())
-        )),
-        arguments => Ok(arguments),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn tool(name: &str, schema: Value) -> Tool {
         Tool::new(name, "", schema, |_, _| async { ToolResult::text("") })
@@ -348,28 +403,6 @@ mod tests {
         assert_eq!(
             registry.register(tool("", json!({}))).unwrap_err(),
             RegistryError::EmptyName
-        );
-    }
-
-    #[test]
-    fn a_missing_argument_is_an_empty_object_when_the_parameter_is_optional() {
-        let optional = tool("list", json!({"type": "object", "properties": {"dir": {}}}));
-        assert_eq!(normalize_arguments(&optional, Value::Null), Ok(json!({})));
-    }
-
-    #[test]
-    fn a_missing_argument_is_refused_when_the_parameter_is_required() {
-        let required = tool(
-            "my-read",
-            json!({"type": "object", "properties": {"path": {}}, "required": ["path"]}),
-        );
-        assert_eq!(
-            normalize_arguments(&required, Value::Null),
-            Err("tools[\"my-read\"] expects an argument object; pass {} if it takes none".into())
-        );
-        assert_eq!(
-            normalize_arguments(&required, json!({"path": "a"})),
-            Ok(json!({"path": "a"}))
         );
     }
 

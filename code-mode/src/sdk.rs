@@ -1,16 +1,20 @@
-//! What the model is told about Code Mode: the `run_code` tool and the SDK
-//! prompt section that declares the other tools.
+//! What the model is told about Code Mode: the `run_code` tool, and the SDK
+//! prompt section that declares a list of tools as TypeScript methods of the
+//! `tools` global.
 
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::registry::ToolRegistry;
-use crate::schema_ts::is_identifier;
+use crate::schema_ts::{args_are_optional, schema_to_ts};
 use crate::tool::Tool;
+use crate::ts_syntax::{INDENT, jsdoc, member_access, property_key};
 
 /// The name of the code tool.
 pub const RUN_CODE: &str = "run_code";
+
+/// The global a `run_code` program reaches the tools through.
+pub const TOOLS_GLOBAL: &str = "tools";
 
 /// The description of the `run_code` wire tool.
 pub(crate) const RUN_CODE_DESCRIPTION: &str = "Run a TypeScript program that calls the tools \
@@ -34,20 +38,9 @@ pub(crate) fn run_code_input_schema() -> Value {
     })
 }
 
-/// How the program reaches the tool `name`: `.name`, or `["my-tool"]` for a
-/// name that is not an identifier.
-pub(crate) fn member_access(name: &str) -> String {
-    if is_identifier(name) {
-        format!(".{name}")
-    } else {
-        // A JSON string is a valid JavaScript string literal.
-        format!("[{}]", Value::String(name.to_owned()))
-    }
-}
-
 /// The SDK prompt section: instructions for writing a program, then the
-/// fenced declarations of every tool of `registry`.
-pub(crate) fn render_section(registry: &ToolRegistry) -> String {
+/// fenced declarations of `tools`.
+pub(crate) fn render_section(tools: &[Tool]) -> String {
     let mut out = String::from(
         "## Tools as TypeScript\n\
          \n\
@@ -65,11 +58,22 @@ pub(crate) fn render_section(registry: &ToolRegistry) -> String {
          results it neither prints nor returns are not shown.\n",
     );
     out.push_str("- ");
-    out.push_str(&concurrency_note(registry.tools()));
+    out.push_str(&concurrency_note(tools));
     out.push_str("\n\n```ts\n");
-    out.push_str(&registry.sdk_declarations());
+    let signatures: Vec<ToolSignature<'_>> = tools.iter().map(signature).collect();
+    out.push_str(&render_sdk(&signatures));
     out.push_str("\n```\n");
     out
+}
+
+/// How the SDK shows `tool`.
+pub(crate) fn signature(tool: &Tool) -> ToolSignature<'_> {
+    ToolSignature {
+        name: tool.name(),
+        description: tool.description(),
+        input_schema: tool.input_schema(),
+        output_schema: tool.get_output_schema(),
+    }
 }
 
 /// Whether calls run one at a time, said for these tools.
@@ -94,12 +98,85 @@ fn concurrency_note(tools: &[Tool]) -> String {
             if i > 0 {
                 note.push_str(", ");
             }
-            let _ = write!(note, "`tools{}`", member_access(name));
+            let _ = write!(note, "`{}`", member_access(TOOLS_GLOBAL, name));
         }
         note.push_str(" may run at the same time as each other when started together");
     }
     note.push('.');
     note
+}
+
+/// One tool as the SDK shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSignature<'a> {
+    /// The tool's name: the method name on `tools` (quoted when it is not an identifier).
+    pub name: &'a str,
+    /// What the tool does; shown as a one-line JSDoc comment above the method.
+    pub description: &'a str,
+    /// JSON Schema of the tool's arguments object.
+    pub input_schema: &'a Value,
+    /// JSON Schema of the tool's structured result, if it declares one.
+    pub output_schema: Option<&'a Value>,
+}
+
+/// Renders the full SDK declaration block for a set of tools:
+/// `declare const tools: {\n  /** desc */\n  name(args: {...}): Promise<Out>;\n ...\n};`
+///
+/// Tools are sorted by name (byte order; equal names by their rendering), so
+/// input order never changes the output. Tools without an output schema
+/// resolve to `Promise<string>` (the tool's text); tools with one get the
+/// typed result. The result has no trailing newline.
+pub fn render_sdk(tools: &[ToolSignature<'_>]) -> String {
+    let mut methods: Vec<(&str, String)> = tools.iter().map(|t| (t.name, render_tool(t))).collect();
+    methods.sort();
+    let mut out = format!("declare const {TOOLS_GLOBAL}: {{\n");
+    for (_, method) in &methods {
+        out.push_str(method);
+        out.push('\n');
+    }
+    out.push_str("};");
+    out
+}
+
+/// Renders one tool as a method signature inside the `tools` type (at
+/// indentation level 1), with its JSDoc line if it has a description; no
+/// trailing newline.
+///
+/// The parameter is `args: T`, with `T` the input schema's type. It is
+/// optional (`args?: T`) when the input schema plainly accepts `{}`: it is
+/// `true`, junk that renders as `unknown`, or an object schema (`type` absent
+/// or including `"object"`) with no `enum` or `const`, whose `required` names
+/// nothing and whose `minProperties` is 0 or absent, whose local `$ref` and
+/// every `allOf` member qualify too, and of whose `anyOf` and `oneOf` at least
+/// one member qualifies. So a tool with no properties, or with only optional
+/// ones, can be called as `tools.name()`; a host calling a tool whose `args`
+/// were omitted passes `{}`.
+pub fn render_tool(tool: &ToolSignature<'_>) -> String {
+    let mut out = String::new();
+    if let Some(doc) = jsdoc(tool.description) {
+        out.push_str(INDENT);
+        out.push_str(&doc);
+        out.push('\n');
+    }
+    let args = schema_to_ts(tool.input_schema, 1);
+    let optional = if args_are_optional(tool.input_schema) {
+        "?"
+    } else {
+        ""
+    };
+    let result = tool
+        .output_schema
+        .map_or_else(|| "string".to_owned(), |s| schema_to_ts(s, 1));
+    out.push_str(INDENT);
+    out.push_str(&property_key(tool.name));
+    out.push_str("(args");
+    out.push_str(optional);
+    out.push_str(": ");
+    out.push_str(&args);
+    out.push_str("): Promise<");
+    out.push_str(&result);
+    out.push_str(">;");
+    out
 }
 
 #[cfg(test)]
@@ -112,10 +189,30 @@ mod tests {
     }
 
     #[test]
-    fn member_access_quotes_non_identifiers() {
-        assert_eq!(member_access("read"), ".read");
-        assert_eq!(member_access("my-tool"), "[\"my-tool\"]");
-        assert_eq!(member_access("delete"), "[\"delete\"]");
+    fn sdk_sorts_and_quotes() {
+        let schema =
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
+        let tools = [
+            ToolSignature {
+                name: "zeta",
+                description: "",
+                input_schema: &schema,
+                output_schema: None,
+            },
+            ToolSignature {
+                name: "my-tool",
+                description: "Does\nthings",
+                input_schema: &schema,
+                output_schema: None,
+            },
+        ];
+        let out = render_sdk(&tools);
+        assert_eq!(
+            out,
+            "declare const tools: {\n  /** Does things */\n  \"my-tool\"(args: {\n    a: string;\n  }): Promise<string>;\n  zeta(args: {\n    a: string;\n  }): Promise<string>;\n};"
+        );
+        let reversed = [tools[1], tools[0]];
+        assert_eq!(render_sdk(&reversed), out);
     }
 
     #[test]

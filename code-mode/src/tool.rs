@@ -4,8 +4,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+use coderun_runtime::AbortSignal;
 use futures::future::BoxFuture;
-use runtime_host::AbortSignal;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,7 +20,7 @@ pub type ToolHandler =
 /// Cloning is cheap for the handler (it is shared) and copies the schemas.
 ///
 /// ```
-/// use code_mode::{Tool, ToolResult};
+/// use coderun_code_mode::{Tool, ToolResult};
 /// use serde_json::json;
 ///
 /// let tool = Tool::new(

@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use code_mode::{ToolSignature, render_sdk, schema_to_ts};
+use coderun_code_mode::{ToolSignature, render_sdk, schema_to_ts};
 use common::{Rng, golden_dir, mcp_dir, read_json, render_case, render_mcp};
 use serde_json::Value;
 

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use code_mode::{Tool, ToolRegistry, ToolResult, ToolSignature, render_sdk, schema_to_ts};
+use coderun_code_mode::{Tool, ToolRegistry, ToolResult, ToolSignature, render_sdk, schema_to_ts};
 use common::Rng;
 
 /// The compiler to run, or `None` to skip.

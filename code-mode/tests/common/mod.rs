@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use code_mode::{ToolSignature, render_sdk, schema_to_ts};
+use coderun_code_mode::{ToolSignature, render_sdk, schema_to_ts};
 use serde_json::{Map, Value, json};
 
 /// `tests/golden`: `NAME.json` inputs and `NAME.d.ts` expected outputs.

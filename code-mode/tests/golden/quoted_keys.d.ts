@@ -10,7 +10,7 @@ type T = {
   "quote\"d"?: string;
   "back\\slash"?: string;
   "new\nline"?: string;
-  "délai"?: string;
+  délai?: string;
   "line\u2028sep"?: string;
   "class": string;
   "delete"?: string;

@@ -11,7 +11,7 @@ declare const tools: {
   "a.b"(args: {
     x: string;
   }): Promise<string>;
-  "café"(args: {
+  café(args: {
     x: string;
   }): Promise<string>;
   constructor(args: {

@@ -5,8 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use code_mode::runtime_host::{RuntimeConfig, WasmCodeRuntime};
-use code_mode::{AbortController, Mode, NO_OUTPUT, RUN_SETTLED, Tool, ToolRegistry, ToolResult};
+use coderun_code_mode::coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
+use coderun_code_mode::{
+    AbortController, Mode, NO_OUTPUT, RUN_SETTLED, Tool, ToolRegistry, ToolResult,
+};
 use serde_json::json;
 use tokio::sync::Notify;
 
@@ -147,7 +149,10 @@ async fn a_timeout_is_a_tool_error_carrying_the_captured_output() {
     );
     let structured = result.structured.unwrap();
     assert_eq!(structured["kind"], "timeout");
-    assert_eq!(structured["logs"], json!(["about to spin"]));
+    assert_eq!(
+        structured["logs"],
+        json!([{"level": "log", "text": "about to spin"}])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -188,7 +193,7 @@ async fn a_success_returns_the_logs_then_the_rendered_value() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_code_without_code_is_an_error() {
     let (registry, _) = code_registry([]);
-    let call = code_mode::ToolCall::new("c", "run_code", json!({"program": "return 1"}));
+    let call = coderun_code_mode::ToolCall::new("c", "run_code", json!({"program": "return 1"}));
     let result = registry.execute(call, crate::no_abort()).await;
     assert!(result.is_error);
     assert_eq!(

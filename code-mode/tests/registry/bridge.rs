@@ -4,7 +4,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use code_mode::{DispatchEvent, HookDecision, Tool, ToolCall, ToolResult};
+use coderun_code_mode::{
+    DispatchEvent, HookDecision, MAX_SUMMARY_BYTES, Tool, ToolCall, ToolResult,
+};
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 use tokio::time::Instant;
@@ -372,11 +374,12 @@ async fn a_missing_argument_is_refused_for_a_required_parameter() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_results_are_summarised_in_events() {
     let long = Tool::new("long", "Returns a lot.", open_schema(), |_, _| async {
-        ToolResult::text("x".repeat(500))
+        ToolResult::text("x".repeat(1000))
     });
     let (registry, events) = code_registry([long]);
     let result = run_code(&registry, "return (await tools.long()).length;").await;
-    assert_eq!(returned(&result), json!(500));
+    assert_eq!(returned(&result), json!(1000));
     let summary = &events.take()[0].result_summary;
-    assert_eq!(summary, &format!("{}…", "x".repeat(200)));
+    let kept = MAX_SUMMARY_BYTES - "…".len();
+    assert_eq!(summary, &format!("{}…", "x".repeat(kept)));
 }

@@ -3,14 +3,17 @@
 
 use std::sync::{Arc, LazyLock, Mutex};
 
-use code_mode::runtime_host::{CodeRuntime, RuntimeConfig, WasmCodeRuntime};
-use code_mode::{
+use coderun_code_mode::coderun_runtime::{CodeRuntime, RuntimeConfig, WasmCodeRuntime};
+use coderun_code_mode::{
     AbortController, AbortSignal, DispatchEvent, Mode, Tool, ToolCall, ToolRegistry, ToolResult,
 };
 use serde_json::{Value, json};
 
 mod abort;
+mod approval;
 mod bridge;
+mod display;
+mod identifiers;
 mod modes;
 
 /// One runtime with the default budgets, shared by the tests that do not

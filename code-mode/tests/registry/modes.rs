@@ -2,8 +2,12 @@
 
 use std::sync::Arc;
 
-use code_mode::runtime_host::{CodeRunRequest, CodeRunResult, CodeRuntime, MisuseError};
-use code_mode::{Assembly, AssemblyError, Mode, RUN_CODE, Tool, ToolCall, ToolRegistry, WireTool};
+use coderun_code_mode::coderun_runtime::{
+    CodeRunRequest, CodeRunResult, CodeRuntime, Language, MisuseError,
+};
+use coderun_code_mode::{
+    Assembly, AssemblyError, Mode, RUN_CODE, Tool, ToolCall, ToolRegistry, WireTool,
+};
 use futures::future::BoxFuture;
 use serde_json::json;
 
@@ -20,7 +24,7 @@ fn sample_tools() -> Vec<Tool> {
                 "properties": {"z_query": {"type": "string"}, "a_limit": {"type": "integer"}},
                 "required": ["z_query"]
             }),
-            |_, _| async { code_mode::ToolResult::text("") },
+            |_, _| async { coderun_code_mode::ToolResult::text("") },
         ),
         text_tool("delete-note", "deleted"),
         text_tool("append", "appended"),
@@ -177,8 +181,8 @@ impl CodeRuntime for PythonLabelled {
         SHARED.run(request)
     }
 
-    fn language(&self) -> &'static str {
-        "python"
+    fn language(&self) -> Language {
+        Language::new("python")
     }
 
     fn isolation(&self) -> &'static str {
