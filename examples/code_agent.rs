@@ -15,8 +15,8 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use code_mode::runtime_host::{RuntimeConfig, WasmCodeRuntime};
-use code_mode::{
+use coderun_code_mode::coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
+use coderun_code_mode::{
     AbortController, DispatchEvent, HookDecision, Mode, Tool, ToolCall, ToolRegistry, ToolResult,
 };
 use serde_json::{Value, json};
@@ -58,8 +58,8 @@ async fn main() -> anyhow::Result<()> {
 
 async fn run(root: &Path) -> anyhow::Result<()> {
     let (events, mut received) = tokio::sync::mpsc::unbounded_channel::<DispatchEvent>();
-    let runtime = WasmCodeRuntime::new(RuntimeConfig::default())
-        .context("building the sandbox runtime (is the guest built? run `make guest`)")?;
+    let runtime =
+        WasmCodeRuntime::new(RuntimeConfig::default()).context("building the sandbox runtime")?;
 
     let mut registry = ToolRegistry::new();
     for tool in tools(root) {
@@ -118,6 +118,15 @@ async fn run(root: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An input schema of one required string property, `name`.
+fn required_string(name: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {name: {"type": "string"}},
+        "required": [name]
+    })
+}
+
 /// The registry's tools, working on files under `root`.
 fn tools(root: &Path) -> Vec<Tool> {
     let list_root = root.to_owned();
@@ -170,11 +179,7 @@ fn tools(root: &Path) -> Vec<Tool> {
         Tool::new(
             "word_count",
             "Count the words and lines of a text, with its most frequent words.",
-            json!({
-                "type": "object",
-                "properties": {"text": {"type": "string"}},
-                "required": ["text"]
-            }),
+            required_string("text"),
             |args, _ctx| async move {
                 match args["text"].as_str() {
                     Some(text) => ToolResult::json(word_count(text)),
@@ -203,11 +208,7 @@ fn tools(root: &Path) -> Vec<Tool> {
         Tool::new(
             "delete_file",
             "Delete a file from the workspace.",
-            json!({
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"]
-            }),
+            required_string("path"),
             |args, _ctx| async move {
                 ToolResult::error(format!(
                     "cannot delete {}: the workspace is read-only",

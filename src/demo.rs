@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use runtime_host::CodeBindingNamespace;
+use coderun_runtime::{BindingError, CodeBindingNamespace};
 use serde_json::{Value, json};
 
 /// The global the demo namespace is exposed as.
@@ -11,7 +11,9 @@ pub const DEMO_GLOBAL: &str = "demo";
 
 /// `demo.echo(x)` returns `x`; `demo.add({a, b})` returns `a + b`;
 /// `demo.sleep({ms})` resolves after `ms` milliseconds (at most 10 s);
-/// `demo.fail({message})` rejects with `message`.
+/// `demo.fail({message})` rejects with `message`; `demo.confirm(question)`
+/// interrupts the run with `{ confirm: question }`, for `coderun resume` to
+/// answer (in a run that records; elsewhere it rejects).
 pub fn namespace() -> CodeBindingNamespace {
     CodeBindingNamespace::new(DEMO_GLOBAL)
         .function("echo", |args| async move { Ok(args) })
@@ -37,5 +39,8 @@ pub fn namespace() -> CodeBindingNamespace {
                 .and_then(Value::as_str)
                 .unwrap_or("demo.fail was called");
             Err(message.into())
+        })
+        .function("confirm", |question| async move {
+            Err(BindingError::interrupt(json!({ "confirm": question })))
         })
 }

@@ -1,8 +1,10 @@
 //! coderun: run model-written TypeScript in a QuickJS-in-wasm sandbox.
 //!
 //! This crate is the `coderun` command-line tool and a façade over the
-//! libraries: [`runtime`] is the embeddable runtime (`runtime-host`), and
-//! [`mcp`] is `coderun mcp`, the Code Mode server in front of MCP servers.
+//! libraries: [`runtime`] is the embeddable runtime (`coderun-runtime`),
+//! [`code_mode`] the tool registry and `run_code` bridge
+//! (`coderun-code-mode`), and [`mcp`] is `coderun mcp`, the Code Mode server
+//! in front of MCP servers (`coderun-mcp`).
 //!
 //! ```
 //! use coderun::runtime::{CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
@@ -16,10 +18,11 @@
 //! # }
 //! ```
 
-pub use runtime_host as runtime;
+pub use coderun_code_mode as code_mode;
+pub use coderun_mcp as mcp;
+pub use coderun_runtime as runtime;
 
 pub mod demo;
-pub mod mcp;
 
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

@@ -1,15 +1,20 @@
 //! The `coderun` command-line tool.
 
-use std::io::Read as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, Parser, Subcommand};
-use code_mode::Mode;
-use coderun::mcp::{self, CodeModeServer, Gateway, McpConfig, ServerSpec, UpstreamSpec};
-use coderun::runtime::{CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime};
-use tokio_util::sync::CancellationToken;
+use coderun::code_mode::Mode;
+use coderun::mcp::{
+    self, AuthToken, CodeModeServer, Gateway, HttpConfig, HttpOptions, Listen, McpConfig,
+    ProcessGroups, ServerSpec, Shutdown, Stdio, Transport, UpstreamSpec,
+};
+use coderun::runtime::RuntimeConfig;
+
+mod commands;
 
 /// Run model-written TypeScript in a QuickJS-in-wasm sandbox.
 #[derive(Parser)]
@@ -22,11 +27,19 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run a program (the body of an async function) and print the result
-    /// as JSON. Exits non-zero when the program fails.
-    Run(RunArgs),
+    /// as JSON. Exits 1 when the program fails, 3 when a binding
+    /// interrupted it (its continuation is in the `--record` file).
+    Run(commands::RunArgs),
+    /// Run a recorded program again, its binding calls answered and checked
+    /// by the record, and print the result as `run` does.
+    Replay(commands::ReplayArgs),
+    /// Resume an interrupted run from its continuation: replay it, deliver
+    /// the answer to the interrupted call, and go on live.
+    Resume(commands::ResumeArgs),
     /// Serve Code Mode over MCP in front of MCP servers: one `run_code` tool
     /// whose description declares every upstream tool in TypeScript. Serves
     /// stdio unless `--listen` is given. Logs go to stderr (`RUST_LOG`).
+    /// SIGINT, SIGTERM and the end of stdin stop it within a second.
     Mcp(McpArgs),
     /// Print the TypeScript SDK generated for MCP servers, without serving.
     Sdk(SdkArgs),
@@ -36,7 +49,7 @@ enum Command {
 #[derive(Args)]
 struct Upstreams {
     /// A configuration in the `mcpServers` JSON format of MCP clients, with
-    /// an optional `limits` object (see the README). Tools are named
+    /// optional `limits` and `http` objects (see the README). Tools are named
     /// `<server>_<tool>`.
     #[arg(long, value_name = "FILE", required_unless_present = "command")]
     config: Option<PathBuf>,
@@ -44,6 +57,12 @@ struct Upstreams {
     /// `-- <command> [args...]`. Its tools keep their names.
     #[arg(last = true, value_name = "COMMAND", conflicts_with = "config")]
     command: Vec<String>,
+    /// With `-- <command>`: which of its tools need approval before a
+    /// program's call runs: `never`, `destructive` (those annotated
+    /// `destructiveHint: true`) or `always`. With `--config`, each server's
+    /// `"requireApproval"` says.
+    #[arg(long, value_name = "WHICH", default_value = "never", value_parser = str::parse::<mcp::RequireApproval>, conflicts_with = "config")]
+    require_approval: mcp::RequireApproval,
 }
 
 #[derive(Args)]
@@ -54,13 +73,32 @@ struct McpArgs {
     /// and run_code).
     #[arg(long, default_value = "code", value_parser = parse_mode)]
     mode: Mode,
-    /// Serve streamable HTTP at `http://<ADDR>/mcp` instead of stdio. A bare
-    /// port listens on 127.0.0.1; port 0 picks a free one (the address is
-    /// printed to stderr).
+    /// Serve streamable HTTP at `http://<ADDR>/mcp` instead of stdio: `PORT`
+    /// (on 127.0.0.1), `IP:PORT`, `[IPv6]:PORT` or `HOST:PORT` (the first of
+    /// the name's addresses that can be bound). Port 0 picks a free one (the
+    /// address is printed to stderr).
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
+    /// `--listen`: also accept requests from browser pages of this origin
+    /// (`https://app.example.com`, `http://host:*` for any port); pages on
+    /// localhost are always accepted, others get 403. Repeatable; adds to
+    /// the configuration's `http.allowedOrigins`.
+    #[arg(long, value_name = "ORIGIN", requires = "listen")]
+    allow_origin: Vec<String>,
+    /// `--listen`: require every request to carry `Authorization: Bearer
+    /// <token>`, the token being the value of the environment variable NAME
+    /// (overrides the configuration's `http.authTokenEnv`).
+    #[arg(long, value_name = "NAME", requires = "listen")]
+    auth_token_env: Option<String>,
+    /// The largest MCP message accepted, in bytes: a line on stdio (a longer
+    /// one is answered with an error and skipped), a request body over HTTP
+    /// (413). Default 16 MiB.
+    #[arg(long, value_name = "BYTES")]
+    max_message_bytes: Option<usize>,
     #[command(flatten)]
-    limits: Limits,
+    runtime: RuntimeFlags,
+    #[command(flatten)]
+    upstream: UpstreamFlags,
 }
 
 #[derive(Args)]
@@ -72,7 +110,9 @@ struct SdkArgs {
     #[arg(long)]
     stats: bool,
     #[command(flatten)]
-    limits: Limits,
+    runtime: RuntimeFlags,
+    #[command(flatten)]
+    upstream: UpstreamFlags,
 }
 
 fn parse_mode(text: &str) -> Result<Mode, String> {
@@ -83,21 +123,11 @@ fn parse_mode(text: &str) -> Result<Mode, String> {
     }
 }
 
+/// The runtime's budgets and its compile cache; each budget defaults to the
+/// library's default (or, for `mcp` and `sdk`, to the configuration file's
+/// `limits`).
 #[derive(Args)]
-struct RunArgs {
-    /// The program file, or `-` to read it from stdin.
-    program: PathBuf,
-    #[command(flatten)]
-    limits: Limits,
-    /// Do not expose the demo namespace (`demo.echo`, `demo.add`,
-    /// `demo.sleep`, `demo.fail`).
-    #[arg(long)]
-    no_demo: bool,
-}
-
-/// Budgets; each defaults to the library's default.
-#[derive(Args)]
-struct Limits {
+struct RuntimeFlags {
     /// Fuel budget (about one unit per wasm instruction).
     #[arg(long, value_name = "UNITS")]
     fuel: Option<u64>,
@@ -113,47 +143,98 @@ struct Limits {
     /// Cap on the bytes of the returned value's JSON.
     #[arg(long, value_name = "BYTES")]
     max_value_bytes: Option<usize>,
-    /// `mcp` and `sdk`: seconds an upstream has to start and list its tools
-    /// (default 30).
-    #[arg(long, value_name = "SECONDS")]
-    startup_timeout: Option<f64>,
-    /// `mcp` and `sdk`: seconds an upstream has to answer one call (default
-    /// 20); a call it has not answered by then rejects in the program.
-    #[arg(long, value_name = "SECONDS")]
-    call_timeout: Option<f64>,
+    /// Cap on the bytes of the failure message.
+    #[arg(long, value_name = "BYTES")]
+    max_error_bytes: Option<usize>,
+    /// The longest program accepted, in bytes.
+    #[arg(long, value_name = "BYTES")]
+    max_program_bytes: Option<usize>,
+    /// The deepest nesting of syntax accepted (brackets, blocks, chained
+    /// operators).
+    #[arg(long, value_name = "LEVELS")]
+    max_nesting_depth: Option<usize>,
+    /// Memory all concurrent programs may hold together, in MiB (default:
+    /// half the machine's).
+    #[arg(long, value_name = "MIB")]
+    max_total_memory_mib: Option<u64>,
+    /// Compile the guest in this process instead of loading it from the
+    /// per-user cache ($XDG_CACHE_HOME/coderun, or ~/.cache/coderun), and
+    /// write nothing there.
+    #[arg(long)]
+    no_cache: bool,
 }
 
-impl Limits {
-    /// The limits the flags set (the others unset).
-    fn flags(&self) -> anyhow::Result<mcp::Limits> {
-        let seconds = |flag: &str, value: Option<f64>| {
-            mcp::config::optional_seconds(flag, value).map_err(anyhow::Error::msg)
-        };
+impl RuntimeFlags {
+    /// The budgets these flags set (the others unset).
+    fn limits(&self) -> anyhow::Result<mcp::Limits> {
         Ok(mcp::Limits {
             fuel: self.fuel,
-            wall_clock: seconds("--wall-clock", self.wall_clock)?,
+            wall_clock: mcp::config::optional_seconds("--wall-clock", self.wall_clock)
+                .map_err(anyhow::Error::msg)?,
             max_memory_mib: self.max_memory_mib,
             max_log_bytes: self.max_log_bytes,
             max_value_bytes: self.max_value_bytes,
-            startup_timeout: seconds("--startup-timeout", self.startup_timeout)?,
-            call_timeout: seconds("--call-timeout", self.call_timeout)?,
+            max_error_bytes: self.max_error_bytes,
+            max_program_bytes: self.max_program_bytes,
+            max_nesting_depth: self.max_nesting_depth,
+            max_total_memory_mib: self.max_total_memory_mib,
+            ..mcp::Limits::default()
         })
     }
 
-    fn config(&self) -> anyhow::Result<RuntimeConfig> {
-        let mut config = self.flags()?.runtime_config();
-        // The CLI runs one program at a time: keep the pool small.
-        config.max_concurrent_runs(4);
+    /// The runtime configuration: `base`'s budgets with the flags' over
+    /// them, and the compile cache.
+    fn runtime_config(&self, base: &mcp::Limits) -> anyhow::Result<RuntimeConfig> {
+        let mut config = base.overridden_by(&self.limits()?).runtime_config();
+        config.compile_cache_dir(if self.no_cache { None } else { cache_dir() });
         Ok(config)
     }
 }
 
+/// The per-user cache directory for the compiled guest: `$XDG_CACHE_HOME`
+/// or `~/.cache`, then `coderun`; none if neither is known.
+fn cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    Some(base.join("coderun"))
+}
+
+/// `mcp` and `sdk`: how long upstreams may take.
+#[derive(Args)]
+struct UpstreamFlags {
+    /// Seconds an upstream has to start and list its tools (default 30).
+    #[arg(long, value_name = "SECONDS")]
+    startup_timeout: Option<f64>,
+    /// Seconds an upstream has to answer one call (default 20); a call it
+    /// has not answered by then rejects in the program.
+    #[arg(long, value_name = "SECONDS")]
+    call_timeout: Option<f64>,
+}
+
+impl UpstreamFlags {
+    /// The limits these flags set (the others unset).
+    fn limits(&self) -> anyhow::Result<mcp::Limits> {
+        let seconds = |flag: &str, value: Option<f64>| {
+            mcp::config::optional_seconds(flag, value).map_err(anyhow::Error::msg)
+        };
+        Ok(mcp::Limits {
+            startup_timeout: seconds("--startup-timeout", self.startup_timeout)?,
+            call_timeout: seconds("--call-timeout", self.call_timeout)?,
+            ..mcp::Limits::default()
+        })
+    }
+}
+
 impl Upstreams {
-    /// The upstreams to start and the limits the configuration file sets.
-    fn load(&self) -> anyhow::Result<(Vec<UpstreamSpec>, mcp::Limits)> {
+    /// The upstreams to start, and the limits and HTTP settings the
+    /// configuration file sets.
+    fn load(&self) -> anyhow::Result<(Vec<UpstreamSpec>, mcp::Limits, HttpConfig)> {
         if let Some(path) = &self.config {
             let config = McpConfig::load(path)?;
-            return Ok((UpstreamSpec::from_config(&config), config.limits));
+            let upstreams = UpstreamSpec::from_config(&config);
+            return Ok((upstreams, config.limits, config.http));
         }
         let Some((command, args)) = self.command.split_first() else {
             bail!("give --config <FILE> or -- <command> [args...]");
@@ -172,24 +253,25 @@ impl Upstreams {
             name,
             spec,
             prefixed: false,
+            require_approval: self.require_approval,
         };
-        Ok((vec![upstream], mcp::Limits::default()))
-    }
-
-    /// Starts the upstreams under the file's limits overridden by the flags.
-    async fn start(&self, flags: &Limits, mode: Mode) -> anyhow::Result<Gateway> {
-        let (upstreams, file_limits) = self.load()?;
-        let limits = file_limits.overridden_by(&flags.flags()?);
-        // Builds the runtime (validating the budgets) before any upstream starts.
-        Gateway::start(&upstreams, &limits, mode).await
+        Ok((
+            vec![upstream],
+            mcp::Limits::default(),
+            HttpConfig::default(),
+        ))
     }
 }
+
+/// How long the async runtime may take to stop once a command is done: a
+/// task still blocked then (say, on a slow pipe) is abandoned.
+const RUNTIME_SHUTDOWN: Duration = Duration::from_millis(100);
 
 fn main() -> ExitCode {
     match try_main() {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("coderun: {error:#}");
+            print_stderr(&format!("coderun: {error:#}"));
             ExitCode::from(2)
         }
     }
@@ -201,8 +283,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    match cli.command {
-        Command::Run(args) => runtime.block_on(run(args)),
+    let outcome = match cli.command {
+        Command::Run(args) => runtime.block_on(commands::run(args)),
+        Command::Replay(args) => runtime.block_on(commands::replay(args)),
+        Command::Resume(args) => runtime.block_on(commands::resume(args)),
         Command::Mcp(args) => {
             init_mcp_process();
             runtime.block_on(serve(args))
@@ -211,7 +295,26 @@ fn try_main() -> anyhow::Result<ExitCode> {
             init_mcp_process();
             runtime.block_on(sdk(args))
         }
+    };
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    outcome
+}
+
+/// Writes `text` and a newline to stdout. A reader that has closed the pipe
+/// (`coderun run prog.ts | head -c 1`) has what it wanted: that is not an
+/// error, and the command keeps the exit status it would have had.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written.context("writing to stdout"),
     }
+}
+
+/// Writes `text` and a newline to stderr, if it can: there is nowhere left
+/// to report a failure to write there.
+fn print_stderr(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 /// Logging to stderr (stdout may be the MCP stream) and TLS for HTTPS
@@ -228,69 +331,112 @@ fn init_mcp_process() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// What `mcp` and `sdk` start from: signal handling, the upstreams, and
+/// the configuration file's settings with the flags over them.
+struct Setup {
+    shutdown: Shutdown,
+    upstreams: Vec<UpstreamSpec>,
+    config: RuntimeConfig,
+    limits: mcp::Limits,
+    http: HttpConfig,
+}
+
+impl Setup {
+    fn new(
+        upstreams: &Upstreams,
+        runtime: &RuntimeFlags,
+        flags: &mcp::Limits,
+    ) -> anyhow::Result<Self> {
+        let shutdown = Shutdown::new();
+        shutdown
+            .on_signals()
+            .context("installing the SIGINT and SIGTERM handlers")?;
+        let (upstreams, file_limits, http) = upstreams.load()?;
+        Ok(Self {
+            shutdown,
+            upstreams,
+            config: runtime.runtime_config(&file_limits)?,
+            limits: file_limits.overridden_by(flags),
+            http,
+        })
+    }
+}
+
 async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
-    let listen = args.listen.as_deref().map(parse_listen).transpose()?;
-    let gateway = args.upstreams.start(&args.limits, args.mode).await?;
-    let server = CodeModeServer::new(&gateway)?;
-    let shutdown = CancellationToken::new();
-    let on_signal = shutdown.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_signal.cancel();
+    let mut flags = args.upstream.limits()?;
+    if args.max_message_bytes == Some(0) {
+        bail!("--max-message-bytes must be positive (got 0)");
+    }
+    flags.max_message_bytes = args.max_message_bytes;
+    let Setup {
+        shutdown,
+        upstreams,
+        config,
+        limits,
+        http: file_http,
+    } = Setup::new(&args.upstreams, &args.runtime, &flags)?;
+    let transport = match &args.listen {
+        Some(listen) => {
+            let listen = Listen::parse(listen).map_err(anyhow::Error::msg)?;
+            let http = file_http
+                .with_flags(&args.allow_origin, args.auth_token_env.as_deref())
+                .map_err(anyhow::Error::msg)?;
+            let key = match args.auth_token_env {
+                Some(_) => "--auth-token-env",
+                None => "http.authTokenEnv",
+            };
+            let auth_token = http
+                .auth_token_env()
+                .map(|name| AuthToken::from_env(key, name))
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
+            let options = HttpOptions {
+                listen,
+                allowed_origins: http.allowed_origins().to_vec(),
+                auth_token,
+                max_body_bytes: limits.max_message_bytes(),
+            };
+            Transport::Http(options.bind().await?)
         }
-    });
-    let served = match listen {
-        Some(addr) => mcp::serve_http(server, addr, shutdown).await,
-        None => tokio::select! {
-            served = mcp::serve_stdio(server) => served,
-            () = shutdown.cancelled() => Ok(()),
-        },
+        None => Transport::Stdio(
+            Stdio::start(limits.max_message_bytes(), &shutdown)
+                .context("starting the stdio threads")?,
+        ),
     };
-    gateway.close().await;
-    served?;
+    // Everything the flags and the file give is checked, and the HTTP
+    // socket bound, before any upstream starts.
+    mcp::serve(&upstreams, config, &limits, args.mode, transport, &shutdown).await?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// `8080` → 127.0.0.1:8080; `host:port` as given.
-fn parse_listen(text: &str) -> anyhow::Result<std::net::SocketAddr> {
-    if let Ok(port) = text.parse::<u16>() {
-        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    text.parse().with_context(|| {
-        format!(
-            "--listen takes a port or an IP address and port, like 127.0.0.1:8080 (got {text:?})"
-        )
-    })
-}
-
 async fn sdk(args: SdkArgs) -> anyhow::Result<ExitCode> {
-    let gateway = args.upstreams.start(&args.limits, Mode::Code).await?;
-    if args.stats {
-        let native: Vec<&rmcp::model::Tool> = gateway
-            .upstreams()
-            .iter()
-            .flat_map(|upstream| upstream.listed_tools())
-            .collect();
-        let server = CodeModeServer::new(&gateway)?;
-        let native_bytes = serde_json::to_string(&native)?.len();
-        let code_bytes = serde_json::to_string(server.tools())?.len();
-        println!(
-            "native tools/list: {} tools, {native_bytes} bytes of JSON",
-            native.len()
-        );
-        println!(
-            "coderun mcp tools/list: {} tool, {code_bytes} bytes of JSON ({:.0}% of native)",
-            server.tools().len(),
-            100.0 * code_bytes as f64 / native_bytes.max(1) as f64
-        );
-    } else {
-        println!("{}", gateway.registry().sdk_declarations());
-    }
+    let Setup {
+        shutdown,
+        upstreams,
+        config,
+        limits,
+        ..
+    } = Setup::new(&args.upstreams, &args.runtime, &args.upstream.limits()?)?;
+    let groups = ProcessGroups::new();
+    // Builds the runtime (validating the budgets) before any upstream starts.
+    let gateway = tokio::select! {
+        gateway = Gateway::start(&upstreams, config, &limits, Mode::Code, &groups) => gateway?,
+        () = shutdown.requested() => {
+            // Interrupted: stop what started, and exit as a signal would.
+            groups.terminate(mcp::process_group::TERMINATE_GRACE).await;
+            return Ok(ExitCode::from(match shutdown.reason() {
+                Some(mcp::Reason::Interrupt) => 130,
+                _ => 143,
+            }));
+        }
+    };
+    let printed = print_sdk(&gateway, args.stats);
     let failed = !gateway.unavailable().is_empty();
     for reason in gateway.unavailable() {
-        eprintln!("coderun sdk: {reason}");
+        print_stderr(&format!("coderun sdk: {reason}"));
     }
     gateway.close().await;
+    printed?;
     Ok(if failed {
         ExitCode::FAILURE
     } else {
@@ -298,32 +444,25 @@ async fn sdk(args: SdkArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let program = read_program(&args.program)?;
-    let runtime = WasmCodeRuntime::new(args.limits.config()?).context("creating the runtime")?;
-    let mut request = CodeRunRequest::new(program);
-    if !args.no_demo {
-        request = request.binding(coderun::demo::namespace());
-    }
-    let result = runtime.run(request).await?;
-    println!("{}", serde_json::to_string_pretty(&result)?);
-    Ok(if result.is_ok() {
-        ExitCode::SUCCESS
+/// The SDK's declarations, or with `stats` the sizes of the tool lists.
+fn print_sdk(gateway: &Gateway, stats: bool) -> anyhow::Result<()> {
+    if stats {
+        let native: Vec<&rmcp::model::Tool> = gateway
+            .upstreams()
+            .iter()
+            .flat_map(|upstream| upstream.listed_tools())
+            .collect();
+        let server = CodeModeServer::new(gateway)?;
+        let native_bytes = serde_json::to_string(&native)?.len();
+        let code_bytes = serde_json::to_string(server.tools())?.len();
+        print_stdout(&format!(
+            "native tools/list: {} tools, {native_bytes} bytes of JSON\n\
+             coderun mcp tools/list: {} tool, {code_bytes} bytes of JSON ({:.0}% of native)",
+            native.len(),
+            server.tools().len(),
+            100.0 * code_bytes as f64 / native_bytes.max(1) as f64
+        ))
     } else {
-        ExitCode::FAILURE
-    })
-}
-
-fn read_program(path: &PathBuf) -> anyhow::Result<String> {
-    if path.as_os_str() == "-" {
-        let mut program = String::new();
-        std::io::stdin()
-            .read_to_string(&mut program)
-            .context("reading the program from stdin")?;
-        return Ok(program);
+        print_stdout(&gateway.registry().sdk_declarations())
     }
-    if path.is_dir() {
-        bail!("{} is a directory, not a program file", path.display());
-    }
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
 }

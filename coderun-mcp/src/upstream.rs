@@ -3,22 +3,23 @@
 //! call.
 
 use std::collections::{HashMap, VecDeque};
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use code_mode::{ContentBlock, Tool, ToolContext, ToolResult};
+use coderun_code_mode::{ContentBlock, Tool, ToolContext, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
 };
 use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Peer, RoleClient, ServiceError, ServiceExt as _};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use super::config::ServerSpec;
+use super::jsonrpc::kind;
+use super::process_group::{ProcessGroups, TERMINATE_GRACE};
 
 /// How many lines of an upstream's stderr are kept to explain its failure.
 const STDERR_TAIL_LINES: usize = 8;
@@ -60,15 +61,7 @@ struct StderrTail(Arc<Mutex<VecDeque<String>>>);
 
 impl StderrTail {
     fn push(&self, line: &str) {
-        let mut line = line.trim_end().to_owned();
-        if line.len() > STDERR_LINE_BYTES {
-            let mut end = STDERR_LINE_BYTES;
-            while !line.is_char_boundary(end) {
-                end -= 1;
-            }
-            line.truncate(end);
-            line.push('…');
-        }
+        let line = coderun_runtime::shorten(line.trim_end(), STDERR_LINE_BYTES);
         let mut lines = self
             .0
             .lock()
@@ -102,11 +95,14 @@ fn client_config() -> ClientConfig {
 
 impl Upstream {
     /// Starts or connects to the upstream `name`, completes the MCP
-    /// handshake and lists its tools (every page), all within `timeout`.
+    /// handshake and lists its tools (every page), all within `timeout`. A
+    /// started process joins `groups`, which stop it; cancelling the
+    /// connection leaves it there.
     pub async fn connect(
         name: &str,
         spec: &ServerSpec,
         timeout: Duration,
+        groups: &ProcessGroups,
     ) -> Result<Upstream, UpstreamError> {
         let fail = |reason: String| UpstreamError {
             name: name.to_owned(),
@@ -114,6 +110,7 @@ impl Upstream {
             reason,
         };
         let stderr = StderrTail::default();
+        let spawned = OnceLock::new();
         let connecting = async {
             let service = match spec {
                 ServerSpec::Stdio {
@@ -123,17 +120,16 @@ impl Upstream {
                     cwd,
                 } => {
                     let mut process = tokio::process::Command::new(command);
-                    process.args(args).envs(env).kill_on_drop(true);
+                    process.args(args).envs(env);
                     if let Some(cwd) = cwd {
                         process.current_dir(cwd);
                     }
-                    let (transport, child_stderr) = TokioChildProcess::builder(process)
-                        .stderr(Stdio::piped())
-                        .spawn()
+                    let started = groups
+                        .spawn(name, process)
                         .map_err(|error| format!("could not be started: {error}"))?;
-                    if let Some(child_stderr) = child_stderr {
-                        forward_stderr(name.to_owned(), child_stderr, stderr.clone());
-                    }
+                    let _ = spawned.set(started.group);
+                    forward_stderr(name.to_owned(), started.stderr, stderr.clone());
+                    let transport = (started.stdout, started.stdin);
                     client_config().serve(transport).await.map_err(|error| {
                         format!(
                             "did not complete the MCP handshake ({error}){}",
@@ -156,23 +152,27 @@ impl Upstream {
             })?;
             Ok::<_, String>((service, tools))
         };
-        let (service, tools) = match tokio::time::timeout(timeout, connecting).await {
-            Ok(Ok(connected)) => connected,
-            Ok(Err(reason)) => return Err(fail(reason)),
-            Err(_) => {
-                return Err(fail(format!(
-                    "did not start and list its tools within {}{}",
-                    seconds(timeout),
-                    stderr.explain()
-                )));
+        let failure = match tokio::time::timeout(timeout, connecting).await {
+            Ok(Ok((service, tools))) => {
+                return Ok(Upstream {
+                    name: name.to_owned(),
+                    service,
+                    tools,
+                    stderr,
+                });
             }
+            Ok(Err(reason)) => fail(reason),
+            Err(_) => fail(format!(
+                "did not start and list its tools within {}{}",
+                seconds(timeout),
+                stderr.explain()
+            )),
         };
-        Ok(Upstream {
-            name: name.to_owned(),
-            service,
-            tools,
-            stderr,
-        })
+        // Not served, so not left running either.
+        if let Some(&group) = spawned.get() {
+            groups.terminate_group(group, TERMINATE_GRACE).await;
+        }
+        Err(failure)
     }
 
     /// The upstream's name.
@@ -228,9 +228,11 @@ impl Upstream {
             .collect()
     }
 
-    /// Closes the connection (and stops a child process).
-    pub async fn close(self) {
-        let _ = self.service.cancel().await;
+    /// Closes the connection: for a child process, its stdin (the MCP
+    /// stdio way to ask it to exit; its process group is stopped by
+    /// [`ProcessGroups::terminate`]). Waits at most `timeout`.
+    pub async fn close(self, timeout: Duration) {
+        let _ = tokio::time::timeout(timeout, self.service.cancel()).await;
     }
 }
 
@@ -254,7 +256,7 @@ impl Forward {
                 return ToolResult::error(format!(
                     "{} takes an argument object, not {}",
                     self.tool,
-                    json_kind(&other)
+                    kind(&other)
                 ));
             }
         }
@@ -336,11 +338,17 @@ fn block_text(block: &rmcp::model::ContentBlock) -> String {
             rmcp::model::ResourceContents::BlobResourceContents { uri, blob, .. } => {
                 format!("[resource {uri}, {} bytes of base64]", blob.len())
             }
-            #[allow(unreachable_patterns)]
+            #[allow(
+                unreachable_patterns,
+                reason = "rmcp's ResourceContents is non-exhaustive across versions"
+            )]
             _ => "[resource]".to_owned(),
         },
         Block::ResourceLink(link) => format!("[resource link {}]", link.uri),
-        #[allow(unreachable_patterns)]
+        #[allow(
+            unreachable_patterns,
+            reason = "rmcp adds content kinds in minor versions"
+        )]
         _ => "[content of a kind coderun does not render]".to_owned(),
     }
 }
@@ -373,15 +381,4 @@ fn forward_stderr(name: String, stderr: tokio::process::ChildStderr, tail: Stder
 
 fn seconds(duration: Duration) -> String {
     format!("{}s", duration.as_secs_f64())
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -1,13 +1,15 @@
 //! The configuration of `coderun mcp`: the `mcpServers` JSON format MCP
-//! clients already use, plus coderun's own `limits` section.
+//! clients already use, plus coderun's own `limits` and `http` sections.
 //!
 //! ```json
 //! {
 //!   "mcpServers": {
 //!     "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
-//!     "search": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ..."}}
+//!     "search": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ..."}},
+//!     "github": {"command": "github-mcp", "requireApproval": "destructive"}
 //!   },
-//!   "limits": {"wallClockSeconds": 60, "callTimeoutSeconds": 45}
+//!   "limits": {"wallClockSeconds": 60, "callTimeoutSeconds": 45, "maxMessageBytes": 1048576},
+//!   "http": {"allowedOrigins": ["https://app.example.com"], "authTokenEnv": "CODERUN_TOKEN"}
 //! }
 //! ```
 
@@ -17,13 +19,20 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::runtime::RuntimeConfig;
+use coderun_runtime::RuntimeConfig;
+
+mod http;
+
+use http::RawHttp;
+pub use http::{HttpConfig, LOOPBACK_ORIGINS, origin};
 
 /// The default time an upstream has to start and list its tools.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default time an upstream has to answer one tool call.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(20);
-
+/// The default cap on one incoming MCP message: a line on stdio, a request
+/// body over HTTP. 16 MiB, the size rmcp allows a line by default.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// A configuration file that cannot be used; the message names the file and
 /// the key.
 #[derive(Debug, thiserror::Error)]
@@ -47,8 +56,13 @@ impl ConfigError {
 pub struct McpConfig {
     /// The upstreams, by name, sorted.
     pub servers: BTreeMap<String, ServerSpec>,
+    /// Which upstreams' tools need approval before a program's call runs
+    /// (`requireApproval`); a server not listed needs none.
+    pub require_approval: BTreeMap<String, RequireApproval>,
     /// Budgets of programs and upstream calls.
     pub limits: Limits,
+    /// Settings of the streamable HTTP server (`--listen`).
+    pub http: HttpConfig,
 }
 
 /// How to reach one upstream MCP server.
@@ -91,6 +105,49 @@ impl ServerSpec {
     }
 }
 
+/// Which of an upstream's tools need someone's approval before a program's
+/// call of them runs (`"requireApproval"` in a server's entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequireApproval {
+    /// None (the default).
+    #[default]
+    Never,
+    /// The tools the server annotates `destructiveHint: true`.
+    Destructive,
+    /// Every tool.
+    Always,
+}
+
+impl std::str::FromStr for RequireApproval {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "never" => Ok(Self::Never),
+            "destructive" => Ok(Self::Destructive),
+            "always" => Ok(Self::Always),
+            other => Err(format!(
+                "must be \"never\", \"destructive\" or \"always\" (got {other:?})"
+            )),
+        }
+    }
+}
+
+impl RequireApproval {
+    /// Whether a call of `tool`, as the upstream lists it, needs approval.
+    pub fn applies_to(self, tool: &rmcp::model::Tool) -> bool {
+        match self {
+            Self::Never => false,
+            Self::Always => true,
+            Self::Destructive => tool
+                .annotations
+                .as_ref()
+                .and_then(|annotations| annotations.destructive_hint)
+                .unwrap_or(false),
+        }
+    }
+}
+
 /// Budgets; every field has a documented default.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Limits {
@@ -104,6 +161,15 @@ pub struct Limits {
     pub max_log_bytes: Option<usize>,
     /// Cap on a program's returned value, in bytes of JSON.
     pub max_value_bytes: Option<usize>,
+    /// Cap on a program's failure message, in bytes.
+    pub max_error_bytes: Option<usize>,
+    /// The longest program accepted, in bytes.
+    pub max_program_bytes: Option<usize>,
+    /// The deepest nesting of syntax accepted.
+    pub max_nesting_depth: Option<usize>,
+    /// Linear memory all concurrent programs may hold together, in MiB
+    /// (half the machine's memory when absent).
+    pub max_total_memory_mib: Option<u64>,
     /// Time an upstream has to start and list its tools
     /// ([`DEFAULT_STARTUP_TIMEOUT`] when absent).
     pub startup_timeout: Option<Duration>,
@@ -111,6 +177,9 @@ pub struct Limits {
     /// when absent); a call it has not answered by then rejects in the
     /// program with a message naming the upstream.
     pub call_timeout: Option<Duration>,
+    /// Cap on one incoming MCP message, in bytes: a line on stdio, a
+    /// request body over HTTP ([`DEFAULT_MAX_MESSAGE_BYTES`] when absent).
+    pub max_message_bytes: Option<usize>,
 }
 
 impl Limits {
@@ -122,8 +191,13 @@ impl Limits {
             max_memory_mib: overrides.max_memory_mib.or(self.max_memory_mib),
             max_log_bytes: overrides.max_log_bytes.or(self.max_log_bytes),
             max_value_bytes: overrides.max_value_bytes.or(self.max_value_bytes),
+            max_error_bytes: overrides.max_error_bytes.or(self.max_error_bytes),
+            max_program_bytes: overrides.max_program_bytes.or(self.max_program_bytes),
+            max_nesting_depth: overrides.max_nesting_depth.or(self.max_nesting_depth),
+            max_total_memory_mib: overrides.max_total_memory_mib.or(self.max_total_memory_mib),
             startup_timeout: overrides.startup_timeout.or(self.startup_timeout),
             call_timeout: overrides.call_timeout.or(self.call_timeout),
+            max_message_bytes: overrides.max_message_bytes.or(self.max_message_bytes),
         }
     }
 
@@ -145,6 +219,18 @@ impl Limits {
         if let Some(bytes) = self.max_value_bytes {
             config.max_value_bytes(bytes);
         }
+        if let Some(bytes) = self.max_error_bytes {
+            config.max_error_bytes(bytes);
+        }
+        if let Some(bytes) = self.max_program_bytes {
+            config.max_program_bytes(bytes);
+        }
+        if let Some(depth) = self.max_nesting_depth {
+            config.max_nesting_depth(depth);
+        }
+        if let Some(mib) = self.max_total_memory_mib {
+            config.max_total_memory_bytes(Some(mib.saturating_mul(1024 * 1024)));
+        }
         config
     }
 
@@ -156,6 +242,11 @@ impl Limits {
     /// The call timeout in effect.
     pub fn call_timeout(&self) -> Duration {
         self.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT)
+    }
+
+    /// The cap on one incoming message in effect.
+    pub fn max_message_bytes(&self) -> usize {
+        self.max_message_bytes.unwrap_or(DEFAULT_MAX_MESSAGE_BYTES)
     }
 }
 
@@ -177,6 +268,8 @@ struct RawConfig {
     mcp_servers: Option<BTreeMap<String, RawServer>>,
     #[serde(default)]
     limits: RawLimits,
+    #[serde(default)]
+    http: RawHttp,
 }
 
 #[derive(Deserialize)]
@@ -195,6 +288,7 @@ struct RawServer {
     kind: Option<String>,
     #[serde(default)]
     disabled: bool,
+    require_approval: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -205,8 +299,13 @@ struct RawLimits {
     max_memory_mib: Option<u64>,
     max_log_bytes: Option<usize>,
     max_value_bytes: Option<usize>,
+    max_error_bytes: Option<usize>,
+    max_program_bytes: Option<usize>,
+    max_nesting_depth: Option<usize>,
+    max_total_memory_mib: Option<u64>,
     startup_timeout_seconds: Option<f64>,
     call_timeout_seconds: Option<f64>,
+    max_message_bytes: Option<usize>,
 }
 
 impl McpConfig {
@@ -233,9 +332,18 @@ impl McpConfig {
             ));
         };
         let mut servers = BTreeMap::new();
-        for (name, server) in raw_servers {
+        let mut require_approval = BTreeMap::new();
+        for (name, mut server) in raw_servers {
             if server.disabled {
                 continue;
+            }
+            if let Some(policy) = server.require_approval.take() {
+                let policy = policy.parse::<RequireApproval>().map_err(|message| {
+                    ConfigError::new(path, format!("mcpServers.{name}: \"requireApproval\" {message}"))
+                })?;
+                if policy != RequireApproval::Never {
+                    require_approval.insert(name.clone(), policy);
+                }
             }
             let spec = server_spec(&name, server).map_err(|message| {
                 ConfigError::new(path, format!("mcpServers.{name}: {message}"))
@@ -253,7 +361,14 @@ impl McpConfig {
         }
         let limits = limits(raw.limits)
             .map_err(|message| ConfigError::new(path, format!("limits.{message}")))?;
-        Ok(Self { servers, limits })
+        let http =
+            HttpConfig::from_raw(raw.http).map_err(|message| ConfigError::new(path, message))?;
+        Ok(Self {
+            servers,
+            require_approval,
+            limits,
+            http,
+        })
     }
 }
 
@@ -333,9 +448,11 @@ pub fn optional_seconds(key: &str, value: Option<f64>) -> Result<Option<Duration
     value.map(|value| seconds(key, value)).transpose()
 }
 
+/// The limits as written. The budgets are checked where every budget is,
+/// by `RuntimeConfig::validate` when the runtime is built.
 fn limits(raw: RawLimits) -> Result<Limits, String> {
-    if raw.fuel == Some(0) {
-        return Err("fuel must be positive".to_owned());
+    if raw.max_message_bytes == Some(0) {
+        return Err("maxMessageBytes must be positive (got 0)".to_owned());
     }
     Ok(Limits {
         fuel: raw.fuel,
@@ -343,77 +460,15 @@ fn limits(raw: RawLimits) -> Result<Limits, String> {
         max_memory_mib: raw.max_memory_mib,
         max_log_bytes: raw.max_log_bytes,
         max_value_bytes: raw.max_value_bytes,
+        max_error_bytes: raw.max_error_bytes,
+        max_program_bytes: raw.max_program_bytes,
+        max_nesting_depth: raw.max_nesting_depth,
+        max_total_memory_mib: raw.max_total_memory_mib,
         startup_timeout: optional_seconds("startupTimeoutSeconds", raw.startup_timeout_seconds)?,
         call_timeout: optional_seconds("callTimeoutSeconds", raw.call_timeout_seconds)?,
+        max_message_bytes: raw.max_message_bytes,
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<McpConfig, String> {
-        McpConfig::parse(Path::new("servers.json"), text).map_err(|error| error.to_string())
-    }
-
-    #[test]
-    fn reads_the_client_format_with_limits() {
-        let config = parse(
-            r#"{"mcpServers": {
-                "fs": {"command": "node", "args": ["fs.js", "/tmp"], "env": {"A": "1"}},
-                "web": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X": "y"}},
-                "off": {"command": "nothing", "disabled": true}
-              },
-              "limits": {"wallClockSeconds": 1.5, "fuel": 10, "callTimeoutSeconds": 2}}"#,
-        )
-        .expect("valid");
-        assert_eq!(config.servers.len(), 2);
-        assert_eq!(config.servers["fs"].describe(), "node fs.js /tmp");
-        assert!(
-            matches!(&config.servers["web"], ServerSpec::Http { headers, .. } if headers["X"] == "y")
-        );
-        assert_eq!(config.limits.wall_clock, Some(Duration::from_millis(1500)));
-        assert_eq!(config.limits.call_timeout(), Duration::from_secs(2));
-        assert_eq!(config.limits.startup_timeout(), DEFAULT_STARTUP_TIMEOUT);
-        assert_eq!(config.limits.runtime_config().get_fuel(), 10);
-    }
-
-    #[test]
-    fn bad_configurations_name_the_key() {
-        let cases = [
-            ("{}", "no \"mcpServers\" object"),
-            ("{\"mcpServers\": {}}", "no enabled server"),
-            ("[1]", "not a valid mcpServers configuration"),
-            ("{\"mcpServers\": {\"a\": {}}}", "mcpServers.a: has neither"),
-            (
-                "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"url\": \"http://h\"}}}",
-                "mcpServers.a: has both",
-            ),
-            (
-                "{\"mcpServers\": {\"a\": {\"url\": \"ftp://h\"}}}",
-                "mcpServers.a: \"url\" must start with http",
-            ),
-            (
-                "{\"mcpServers\": {\"a\": {\"type\": \"sse\", \"url\": \"http://h\"}}}",
-                "not supported",
-            ),
-            (
-                "{\"mcpServers\": {\"a b\": {\"command\": \"x\"}}}",
-                "mcpServers.a b: a server name may only use",
-            ),
-            (
-                "{\"mcpServers\": {\"a\": {\"command\": \"x\"}}, \"limits\": {\"wallClockSeconds\": -1}}",
-                "limits.wallClockSeconds must be a positive number",
-            ),
-            (
-                "{\"mcpServers\": {\"a\": {\"command\": \"x\"}}, \"limits\": {\"fuell\": 1}}",
-                "unknown field `fuell`",
-            ),
-        ];
-        for (text, expected) in cases {
-            let error = parse(text).expect_err(text);
-            assert!(error.starts_with("servers.json: "), "{error}");
-            assert!(error.contains(expected), "{text}: {error}");
-        }
-    }
-}
+mod tests;

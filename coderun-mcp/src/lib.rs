@@ -1,0 +1,334 @@
+//! `coderun mcp`: a Code Mode MCP server in front of other MCP servers.
+//!
+//! The gateway starts (or connects to) every upstream server of an
+//! `mcpServers` configuration, lists their tools and registers them in a
+//! Code Mode [`ToolRegistry`]. It then serves MCP itself, over stdio or
+//! streamable HTTP, offering one `run_code` tool whose description carries
+//! the generated TypeScript SDK of every upstream tool (mode `code`), or the
+//! upstream tools themselves as well (mode `both`). A program's
+//! `await tools.<server>_<tool>({...})` is forwarded to the owning upstream.
+//!
+//! **Naming.** Every tool lives on the one `tools` object, named
+//! `<server>_<tool>` after the server's key in the configuration:
+//! `tools.filesystem_read_text_file`, `tools.memory_create_entities`. One
+//! flat namespace keeps a call's spelling identical in the SDK, in the
+//! native tool list (mode `both`) and in events, and sorting by name groups
+//! each server's tools together. A single upstream given on the command line
+//! (`coderun mcp -- <command>`) keeps its tools' own names.
+//!
+//! **Failures.** An upstream that cannot start, fails its handshake or does
+//! not list its tools within the startup timeout is left out: the gateway
+//! logs why and serves the others, and `run_code`'s description names it as
+//! unavailable. A call that an upstream fails, answers with an error, does
+//! not answer within the call timeout, or loses its connection during,
+//! rejects in the program with a message naming the upstream.
+//!
+//! **Transports.** Over stdio ([`stdio`]) coderun reads the JSON-RPC lines
+//! itself, to answer every malformed one as JSON-RPC 2.0 says; over HTTP
+//! ([`http`]) rmcp's streamable HTTP service runs behind Origin and Host
+//! checks and an optional bearer token.
+//!
+//! **Shutdown.** SIGINT, SIGTERM and the end of stdin each stop the server
+//! within a second ([`shutdown`]): programs in flight are aborted, and
+//! every stdio upstream's process group gets SIGTERM, then SIGKILL
+//! ([`process_group`]).
+
+pub mod config;
+mod error;
+pub mod http;
+mod jsonrpc;
+pub mod process_group;
+mod server;
+pub mod shutdown;
+pub mod stdio;
+mod upstream;
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use coderun_code_mode::{HookDecision, Mode, ToolCall, ToolRegistry};
+use serde_json::json;
+use futures::future::join_all;
+
+use coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
+
+pub use config::{ConfigError, HttpConfig, Limits, McpConfig, RequireApproval, ServerSpec};
+pub use error::ServeError;
+pub use http::{AuthToken, HttpListener, HttpOptions, Listen, serve_http};
+pub use process_group::ProcessGroups;
+pub use server::CodeModeServer;
+pub use shutdown::{Reason, Shutdown};
+pub use stdio::{Stdio, serve_stdio};
+pub use upstream::{Upstream, UpstreamError};
+
+/// How long closing waits for the programs in flight to stop.
+const DISPOSE_WAIT: Duration = Duration::from_millis(300);
+/// How long closing waits for an upstream connection to close.
+const CLOSE_WAIT: Duration = Duration::from_millis(300);
+
+/// How `coderun mcp` is reached.
+#[derive(Debug)]
+pub enum Transport {
+    /// The standard streams (started before the upstreams, so that the end
+    /// of stdin stops their start too).
+    Stdio(Stdio),
+    /// Streamable HTTP, on a socket bound before the upstreams start.
+    Http(HttpListener),
+}
+
+/// Starts the upstreams and serves Code Mode over `transport` until
+/// `shutdown` is requested (or the client closes stdin), then stops the
+/// programs in flight and every upstream. Shutdown requested while the
+/// upstreams start stops them at once.
+pub async fn serve(
+    upstreams: &[UpstreamSpec],
+    config: RuntimeConfig,
+    limits: &Limits,
+    mode: Mode,
+    transport: Transport,
+    shutdown: &Shutdown,
+) -> Result<(), ServeError> {
+    let groups = ProcessGroups::new();
+    let gateway = tokio::select! {
+        gateway = Gateway::start(upstreams, config, limits, mode, &groups) => gateway?,
+        () = shutdown.requested_or_stdin_closed() => {
+            groups.terminate(process_group::TERMINATE_GRACE).await;
+            return Ok(());
+        }
+    };
+    let server = match CodeModeServer::new(&gateway) {
+        Ok(server) => server,
+        Err(error) => {
+            gateway.close().await;
+            return Err(error);
+        }
+    };
+    let closing = tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            shutdown.requested().await;
+            gateway.close().await;
+        }
+    });
+    let served = match transport {
+        Transport::Stdio(stdio) => serve_stdio(server, stdio, shutdown).await,
+        Transport::Http(listener) => serve_http(server, listener, shutdown).await,
+    };
+    shutdown.trigger(Reason::Stopped);
+    if tokio::time::timeout_at(shutdown.deadline(), closing)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the upstreams were not all stopped by the shutdown deadline");
+    }
+    served
+}
+
+/// One upstream to start, and the prefix of its tools' names.
+#[derive(Debug, Clone)]
+pub struct UpstreamSpec {
+    /// Its name, used in messages (and as the prefix, when `prefixed`).
+    pub name: String,
+    /// How to reach it.
+    pub spec: ServerSpec,
+    /// Whether its tools are named `<name>_<tool>` (else as listed).
+    pub prefixed: bool,
+    /// Which of its tools need approval before a program's call runs.
+    pub require_approval: RequireApproval,
+}
+
+impl UpstreamSpec {
+    /// The upstreams of a configuration file, each prefixed by its name.
+    pub fn from_config(config: &McpConfig) -> Vec<UpstreamSpec> {
+        config
+            .servers
+            .iter()
+            .map(|(name, spec)| UpstreamSpec {
+                name: name.clone(),
+                spec: spec.clone(),
+                prefixed: true,
+                require_approval: config
+                    .require_approval
+                    .get(name)
+                    .copied()
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+}
+
+/// The upstreams that started, the ones that did not, and the registry of
+/// their tools.
+pub struct Gateway {
+    registry: ToolRegistry,
+    /// The tools whose calls need approval, by registered name.
+    gated: Arc<HashSet<String>>,
+    upstreams: Vec<Upstream>,
+    unavailable: Vec<String>,
+    groups: ProcessGroups,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("upstreams", &self.upstreams)
+            .field("unavailable", &self.unavailable)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// Starts every upstream at once and registers the tools of those that
+    /// come up within the startup timeout, in a registry of `mode` whose
+    /// programs run on a runtime of `config` (validated here, and only
+    /// here), with `limits`' timeouts. Fails only if the runtime cannot be
+    /// built; an upstream's failure is logged and reported by
+    /// [`unavailable`](Self::unavailable).
+    ///
+    /// The processes of stdio upstreams join `groups` as they start, so
+    /// that a start cancelled midway can still stop them.
+    pub async fn start(
+        upstreams: &[UpstreamSpec],
+        config: RuntimeConfig,
+        limits: &Limits,
+        mode: Mode,
+        groups: &ProcessGroups,
+    ) -> Result<Gateway, ServeError> {
+        // Compiling the guest takes a while: off the async threads, so that
+        // a shutdown requested meanwhile is not kept waiting.
+        let runtime = tokio::task::spawn_blocking(move || WasmCodeRuntime::new(config))
+            .await
+            .map_err(|_| ServeError::RuntimeStopped)??;
+        let startup_timeout = limits.startup_timeout();
+        let connected = join_all(upstreams.iter().map(|upstream| async move {
+            let result =
+                Upstream::connect(&upstream.name, &upstream.spec, startup_timeout, groups).await;
+            (upstream, result)
+        }))
+        .await;
+
+        let mut registry = ToolRegistry::new();
+        registry.mode(mode).runtime(Arc::new(runtime));
+        let mut started = Vec::new();
+        let mut unavailable = Vec::new();
+        let mut gated = HashSet::new();
+        for (spec, result) in connected {
+            let upstream = match result {
+                Ok(upstream) => upstream,
+                Err(error) => {
+                    tracing::error!("{error}; serving the other upstreams without it");
+                    unavailable.push(error.to_string());
+                    continue;
+                }
+            };
+            let prefix = spec.prefixed.then_some(spec.name.as_str());
+            let tools = upstream.code_mode_tools(prefix, limits.call_timeout());
+            tracing::info!(
+                upstream = %spec.name,
+                "connected: {} tools",
+                tools.len()
+            );
+            for (tool, listed) in tools.into_iter().zip(upstream.listed_tools()) {
+                let name = tool.name().to_owned();
+                let needs_approval = spec.require_approval.applies_to(listed);
+                if let Err(error) = registry.register(tool) {
+                    let message = format!(
+                        "upstream {:?}: its tool {name:?} is left out: {error}",
+                        spec.name
+                    );
+                    tracing::error!("{message}");
+                    unavailable.push(message);
+                } else if needs_approval {
+                    gated.insert(name);
+                }
+            }
+            started.push(upstream);
+        }
+        let gated = Arc::new(gated);
+        if !gated.is_empty() {
+            tracing::info!("{} tools need approval before a program's call runs", gated.len());
+            let hook_gated = Arc::clone(&gated);
+            registry.on_pre_execute(move |call: &ToolCall| {
+                let decision = if hook_gated.contains(&call.name) {
+                    HookDecision::needs_approval(json!({
+                        "tool": call.name,
+                        "arguments": call.arguments,
+                    }))
+                } else {
+                    HookDecision::Allow
+                };
+                async move { decision }
+            });
+        }
+        Ok(Gateway {
+            registry,
+            gated,
+            upstreams: started,
+            unavailable,
+            groups: groups.clone(),
+        })
+    }
+
+    /// The registry of every upstream tool.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The names of the tools whose calls need approval.
+    pub fn gated_tools(&self) -> &HashSet<String> {
+        &self.gated
+    }
+
+    /// The upstreams that started.
+    pub fn upstreams(&self) -> &[Upstream] {
+        &self.upstreams
+    }
+
+    /// Why each upstream (or tool) that is not served is not.
+    pub fn unavailable(&self) -> &[String] {
+        &self.unavailable
+    }
+
+    /// The note appended to `run_code`'s description about what is not
+    /// served, or nothing.
+    pub fn unavailable_note(&self) -> String {
+        if self.unavailable.is_empty() {
+            return String::new();
+        }
+        let mut note =
+            String::from("\n## Unavailable\n\nThese failed at startup and have no tools above:\n");
+        for reason in &self.unavailable {
+            let _ = writeln!(note, "- {reason}");
+        }
+        note
+    }
+
+    /// Stops everything, at once and in well under a second: aborts the
+    /// programs in flight (disposing the runtime), closes every upstream
+    /// connection, and stops the process group of every stdio upstream
+    /// (SIGTERM, then SIGKILL after [`process_group::TERMINATE_GRACE`]).
+    pub async fn close(self) {
+        let runtime = self.registry.get_runtime().cloned();
+        let dispose = async {
+            if let Some(runtime) = runtime
+                && tokio::time::timeout(DISPOSE_WAIT, runtime.dispose())
+                    .await
+                    .is_err()
+            {
+                tracing::warn!("programs still running {DISPOSE_WAIT:?} after the abort");
+            }
+        };
+        let connections = join_all(
+            self.upstreams
+                .into_iter()
+                .map(|upstream| upstream.close(CLOSE_WAIT)),
+        );
+        tokio::join!(
+            dispose,
+            connections,
+            self.groups.terminate(process_group::TERMINATE_GRACE)
+        );
+    }
+}
