@@ -10,20 +10,10 @@ TARGET_DIR := $(CURDIR)/target
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 
-# The guest: QuickJS built for wasm32-wasip2, then pre-initialised (Wizer).
-RQUICKJS_SYS := rquickjs-sys-0.14.0
-PATCHED_DIR := $(TARGET_DIR)/patched
-PATCHED_SYS := $(PATCHED_DIR)/$(RQUICKJS_SYS)
+# The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
-GUEST_RAW := $(TARGET_DIR)/wasm32-wasip2/release/guest_js_engine.wasm
-GUEST_SNAPSHOT := $(TARGET_DIR)/guest/coderun-guest.wasm
-GUEST_SOURCES := $(shell find guest-js-engine/src guest-js-engine/patches wit xtask/src -type f) \
-	guest-js-engine/Cargo.toml guest-js-engine/Cargo.lock guest-js-engine/build.rs
-GUEST_ENV := RQUICKJS_SYS_NO_WASI_SDK=1 \
-	CC_wasm32_wasip2=clang-19 AR_wasm32_wasip2=llvm-ar-19 \
-	CFLAGS_wasm32_wasip2="--sysroot=$(WASI_SYSROOT)"
 
-.PHONY: toolchain guest typescript mcp-servers build test lint bench bless demo ci clean-guest
+.PHONY: toolchain guest guest-check typescript mcp-servers build test lint bench bless demo ci clean-guest fuzz soak package embedder
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -44,26 +34,23 @@ $(TARGET_DIR)/.toolchain-ok:
 	ln -sfn /usr/lib/wasm32-wasi $(WASI_SYSROOT)/lib
 	touch $@
 
-## The registry copy of rquickjs-sys with the project's QuickJS patch applied
-## (guest-js-engine/patches): QuickJS disables its stack-depth check on WASI,
-## the patch turns it back on so deep recursion is a catchable RangeError.
-$(PATCHED_SYS)/.patched: guest-js-engine/patches/quickjs-wasi-stack-limit.patch
-	$(CARGO) fetch --quiet
-	rm -rf $(PATCHED_SYS) && mkdir -p $(PATCHED_DIR)
-	crate=$$(ls $${CARGO_HOME:-$$HOME/.cargo}/registry/cache/*/$(RQUICKJS_SYS).crate | head -n1) \
-	  && tar -xzf "$$crate" -C $(PATCHED_DIR)
-	patch -p1 -d $(PATCHED_SYS) < guest-js-engine/patches/quickjs-wasi-stack-limit.patch
-	touch $@
+## guest: build the guest from source (QuickJS for wasm32-wasip2, its C
+## through guest-js-engine/cc.sh, which applies guest-js-engine/patches),
+## pre-initialise it with Wizer, and write the committed artifact,
+## coderun-guest/coderun-guest.wasm, and its RECIPE.toml. Only for people who
+## change the guest: everything else uses the committed artifact.
+guest: toolchain
+	$(CARGO) run --locked -p xtask -- guest
 
-## guest: build the QuickJS component and snapshot it with Wizer.
-guest: $(GUEST_SNAPSHOT)
-$(GUEST_SNAPSHOT): $(TARGET_DIR)/.toolchain-ok $(PATCHED_SYS)/.patched $(GUEST_SOURCES)
-	$(GUEST_ENV) $(CARGO) build --release --locked --target wasm32-wasip2 \
-	  --manifest-path guest-js-engine/Cargo.toml --target-dir $(TARGET_DIR)
-	mkdir -p $(dir $@)
-	$(CARGO) run --quiet --locked -p xtask -- snapshot $(GUEST_RAW) $@
+## guest-check: rebuild the guest from source and fail unless it is the
+## committed artifact, byte for byte (CI runs this, through `make test`).
+guest-check: guest
+	@test -z "$$(git status --porcelain -- coderun-guest/)" || { \
+	  git status --short -- coderun-guest/; \
+	  echo "the guest rebuilt from source differs from the committed coderun-guest/: run make guest and commit it"; \
+	  exit 1; }
 
-build: guest
+build:
 	$(CARGO) build --locked --workspace
 
 ## typescript: the pinned TypeScript compiler, from npm.
@@ -83,36 +70,73 @@ $(MCP_SERVERS): tools/mcp-servers/package.json tools/mcp-servers/package-lock.js
 	cd tools/mcp-servers && npm ci --no-audit --no-fund --silent
 	touch $@
 
-test: guest $(TSC) $(MCP_SERVERS)
+## test: the whole suite: the guest rebuilt and checked against the
+## committed one, every crate's tests (the hostile suite, a short fuzz and
+## soak pass, the MCP end-to-end tests), the out-of-tree embedder, and the
+## packaging of every published crate.
+test: guest-check $(TSC) $(MCP_SERVERS)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
+	$(MAKE) --no-print-directory embedder
+	$(MAKE) --no-print-directory package
+
+## fuzz: the fuzz target (tests/fuzz) for CODERUN_FUZZ_SECONDS (default
+## 600) in the release profile; `make test` runs a 15 s pass. A failure
+## prints the seed that reproduces it (CODERUN_FUZZ_SEED).
+fuzz:
+	CODERUN_FUZZ_SECONDS=$${CODERUN_FUZZ_SECONDS:-600} $(CARGO) test --locked --release --test fuzz -- --nocapture
+
+## soak: CODERUN_SOAK_RUNS (default 10,000) mixed runs through one runtime,
+## every outcome checked, the resident memory's slope reported; `make test`
+## runs 400.
+soak:
+	CODERUN_SOAK_RUNS=$${CODERUN_SOAK_RUNS:-10000} $(CARGO) test --locked --release --test soak -- --nocapture
 
 ## bless: regenerate the golden TypeScript of the schema tests.
 bless:
-	CODERUN_BLESS=1 $(CARGO) test --locked -p code-mode --test golden
+	CODERUN_BLESS=1 $(CARGO) test --locked -p coderun-code-mode --test golden
 
-lint: guest
+lint: toolchain
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path guest-js-engine/Cargo.toml --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
-	$(GUEST_ENV) $(CARGO) clippy --locked --release --target wasm32-wasip2 \
-	  --manifest-path guest-js-engine/Cargo.toml --target-dir $(TARGET_DIR) -- -D warnings
+	$(CARGO) run --locked -p xtask -- guest-clippy
 
 ## bench: criterion benches, then the ratio table (benches/RESULTS.md).
-bench: guest
+bench:
 	$(CARGO) bench --locked --bench runtime
 	python3 benches/report.py
 
 ## demo: set everything up, run the example program through the CLI, then
 ## start the example MCP servers behind `coderun mcp`'s gateway and show what
 ## the model is offered instead of their tool lists.
-demo: guest $(MCP_SERVERS)
-	$(CARGO) build --quiet --locked --release --bin coderun
+demo: $(MCP_SERVERS)
+	$(CARGO) build --locked --release --bin coderun
 	$(TARGET_DIR)/release/coderun run examples/hello.ts
 	$(TARGET_DIR)/release/coderun sdk --config examples/mcp-servers.json --stats
+
+## package: `cargo package` of every published crate (what crates.io would
+## receive; `--no-verify`: the embedder fixture and `make test` build them).
+package:
+	$(CARGO) package --locked --workspace --no-verify --exclude xtask
+
+## embedder: build and run tests/embedder, a crate outside the workspace that
+## depends on coderun-runtime by path, with no C compiler for wasm reachable
+## (clang and wasm-ld are masked on PATH), to prove that embedding coderun
+## needs nothing but Rust.
+EMBEDDER_MASK := $(TARGET_DIR)/masked-wasm-cc
+embedder:
+	mkdir -p $(EMBEDDER_MASK)
+	for tool in clang clang-19 wasm-ld wasm-ld-19 llvm-ar-19; do \
+	  printf '#!/bin/sh\necho "$$0 is masked: embedding coderun must not need a C compiler for wasm" >&2\nexit 1\n' \
+	    > $(EMBEDDER_MASK)/$$tool && chmod +x $(EMBEDDER_MASK)/$$tool; \
+	done
+	env -u CC_wasm32_wasip2 -u CFLAGS_wasm32_wasip2 PATH="$(EMBEDDER_MASK):$$PATH" \
+	  CARGO_TARGET_DIR=$(TARGET_DIR) $(CARGO) run --locked --manifest-path tests/embedder/Cargo.toml
+	@echo "embedder: the README's library example built and ran with no C compiler for wasm on PATH"
 
 ci: lint test
 
 include benches/peers.mk
 
 clean-guest:
-	rm -rf $(GUEST_SNAPSHOT) $(TARGET_DIR)/wasm32-wasip2 $(PATCHED_DIR)
+	rm -rf $(TARGET_DIR)/wasm32-wasip2

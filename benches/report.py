@@ -6,13 +6,14 @@ the table and writes it to benches/RESULTS.md. Every ratio is between two
 benchmarks measured in the same `cargo bench` run.
 """
 import json
+import os
 import pathlib
-import platform
 import subprocess
 import sys
 
+import machine
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-import os
 CRITERION = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"
 PEERS_BEGIN, PEERS_END = "<!-- peers:begin -->", "<!-- peers:end -->"
 
@@ -43,6 +44,9 @@ def main():
     fib_unmetered = median_ns("fib27", "coderun_wasm_fuel_off")
     fib_native = median_ns("fib27", "native_quickjs")
     abort = median_ns("abort_latency", "abort_spinning_program")
+    live = median_ns("durable_100_calls", "live_recorded")
+    replay = median_ns("durable_100_calls", "replay")
+    continuation = int((CRITERION / "durable_100_calls" / "continuation_bytes").read_text())
     per_call = (calls - resolved) / 1000
     rows = [
         ("cold run of `return 1 + 1`, end to end", fmt(cold), "—", "target < 150 µs"),
@@ -60,15 +64,11 @@ def main():
          "target ≤ 1.5×"),
         ("abort latency of a spinning program", fmt(abort), f"{abort / cold:.1f}× a cold run",
          "target < 10 ms"),
+        ("replay of a 100-call record (no binding called) / the live recorded run", f"{fmt(replay)} / {fmt(live)}",
+         f"{replay / live:.2f}× the live run", "—"),
+        ("continuation of that run, interrupted at call 101 (JSON)", f"{continuation / 1024:.1f} KiB",
+         f"{continuation / 100:.0f} bytes per recorded call", "—"),
     ]
-    cpu = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
     lines = [
         "| benchmark | coderun (median) | ratio in the same run | target |",
@@ -76,8 +76,8 @@ def main():
     ]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
     lines.append("")
-    lines.append(f"Machine: {cpu}, {platform.machine()}, {subprocess.run(['nproc'], capture_output=True, text=True).stdout.strip()} cores; "
-                 f"{rustc}; wasmtime 48.0.8, rquickjs 0.14.0 (quickjs-ng); fuel on unless noted.")
+    lines.append(f"Machine: {machine.describe()}; {rustc}; wasmtime {machine.locked_version('wasmtime')}, "
+                 f"rquickjs {machine.locked_version('rquickjs')} (quickjs-ng); fuel on unless noted.")
     table = "\n".join(lines)
     print(table)
     results = ROOT / "benches" / "RESULTS.md"

@@ -12,18 +12,22 @@
 //! - `fib27`: CPU-bound JavaScript in the sandbox with fuel metering on and
 //!   off, against QuickJS compiled natively (rquickjs) running the same
 //!   source;
-//! - `abort_latency`: from firing an abort to the result of a spinning run.
+//! - `abort_latency`: from firing an abort to the result of a spinning run;
+//! - `durable_100_calls`: a program making 100 binding calls, run live with
+//!   recording on, against replaying its record (the ledger answers every
+//!   call); the continuation of the same run interrupted at a 101st call is
+//!   written to `target/criterion/durable_100_calls/continuation_bytes`.
 
 #![expect(
     missing_docs,
     reason = "criterion_group! generates an undocumented pub fn"
 )]
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use runtime_host::{
+use coderun_runtime::{
     AbortController, CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig,
     WasmCodeRuntime,
 };
+use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -109,12 +113,15 @@ fn cold_run(c: &mut Criterion) {
 }
 
 fn transform(c: &mut Criterion) {
+    let config = coderun_runtime::RuntimeConfig::default();
     let mut group = c.benchmark_group("transform");
     group.bench_function("return_1_plus_1", |b| {
-        b.iter(|| runtime_host::__bench_transform("return 1 + 1").expect("transform"))
+        b.iter(|| {
+            coderun_runtime::__internals::transform("return 1 + 1", &config).expect("transform")
+        })
     });
     group.bench_function("typical_program", |b| {
-        b.iter(|| runtime_host::__bench_transform(TYPICAL).expect("transform"))
+        b.iter(|| coderun_runtime::__internals::transform(TYPICAL, &config).expect("transform"))
     });
     group.finish();
 }
@@ -152,27 +159,23 @@ fn fib27(c: &mut Criterion) {
     let runtime = runtime();
     let mut group = c.benchmark_group("fib27");
     group.sample_size(10);
-    group.bench_function("coderun_wasm", |b| {
-        b.to_async(&rt).iter(|| async {
-            let result = runtime
-                .run(CodeRunRequest::new(format!("{FIB}\nreturn fib(27)")))
-                .await
-                .expect("run");
-            assert_eq!(result.value, Some(json!(196418)));
-        })
-    });
     let unmetered = runtime_with(|c| {
         c.fuel_metering(false);
     });
-    group.bench_function("coderun_wasm_fuel_off", |b| {
-        b.to_async(&rt).iter(|| async {
-            let result = unmetered
-                .run(CodeRunRequest::new(format!("{FIB}\nreturn fib(27)")))
-                .await
-                .expect("run");
-            assert_eq!(result.value, Some(json!(196418)));
-        })
-    });
+    for (name, runtime) in [
+        ("coderun_wasm", &runtime),
+        ("coderun_wasm_fuel_off", &unmetered),
+    ] {
+        group.bench_function(name, |b| {
+            b.to_async(&rt).iter(|| async {
+                let result = runtime
+                    .run(CodeRunRequest::new(format!("{FIB}\nreturn fib(27)")))
+                    .await
+                    .expect("run");
+                assert_eq!(result.value, Some(json!(196418)));
+            })
+        });
+    }
     group.bench_function("native_quickjs", |b| {
         b.iter(|| {
             let rt = rquickjs::Runtime::new().expect("quickjs");
@@ -215,8 +218,76 @@ fn abort_latency(c: &mut Criterion) {
     group.finish();
 }
 
+/// 100 calls whose results the program folds into its value.
+const HUNDRED_CALLS: &str = "let n = 0;\n\
+    for (let i = 0; i < 100; i++) { const r = await tools.get({ id: i }); n += r.name.length; }\n\
+    if (globalThis.ask) await tools.ask({ question: `delete ${n}?` });\n\
+    return n;";
+
+fn durable(c: &mut Criterion) {
+    let rt = tokio();
+    let runtime = runtime();
+    let tools = || {
+        CodeBindingNamespace::new("tools")
+            .function("get", |args| async move {
+                Ok(json!({"id": args["id"], "name": format!("item-{}", args["id"]), "tags": ["a", "b"]}))
+            })
+            .function("ask", |args| async move {
+                Err(coderun_runtime::BindingError::interrupt(args))
+            })
+    };
+    let recorded = rt.block_on(async {
+        let mut request = CodeRunRequest::new(HUNDRED_CALLS).binding(tools());
+        request.record = true;
+        let result = runtime.run(request).await.expect("run");
+        assert!(result.is_ok(), "{:?}", result.error);
+        *result.record.expect("a record")
+    });
+    assert_eq!(recorded.calls.len(), 100);
+    // The continuation of the same run, interrupted after its 100 calls.
+    let continuation_bytes = rt.block_on(async {
+        let program = format!("globalThis.ask = true;\n{HUNDRED_CALLS}");
+        let mut request = CodeRunRequest::new(program).binding(tools());
+        request.record = true;
+        let result = runtime.run(request).await.expect("run");
+        let interrupted = result.interrupted.expect("interrupted");
+        serde_json::to_string(&interrupted.continuation)
+            .expect("serialises")
+            .len()
+    });
+    // Where criterion writes (and report.py reads) its results.
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        std::path::PathBuf::from,
+    );
+    let dir = target.join("criterion/durable_100_calls");
+    std::fs::create_dir_all(&dir).expect("criterion's directory");
+    std::fs::write(dir.join("continuation_bytes"), continuation_bytes.to_string())
+        .expect("writes the size");
+    let mut group = c.benchmark_group("durable_100_calls");
+    group.bench_function("live_recorded", |b| {
+        b.to_async(&rt).iter(|| async {
+            let mut request = CodeRunRequest::new(HUNDRED_CALLS).binding(tools());
+            request.record = true;
+            let result = runtime.run(request).await.expect("run");
+            assert!(result.is_ok(), "{:?}", result.error);
+        })
+    });
+    group.bench_function("replay", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = runtime
+                .run(CodeRunRequest::replay(recorded.clone()))
+                .await
+                .expect("run");
+            assert!(result.is_ok(), "{:?}", result.error);
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    durable,
     cold_run,
     binding_round_trip,
     transform,

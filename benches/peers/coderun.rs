@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
-use runtime_host::{
+use coderun_runtime::{
     AbortController, BindingError, CodeBindingNamespace, CodeRunRequest, CodeRunResult,
     CodeRuntime, FailureKind, RuntimeConfig, WasmCodeRuntime,
 };

@@ -11,7 +11,14 @@
 //
 // With FIXTURE_EXIT_AT_START set, it exits with status 3 before reading
 // anything, like a server that cannot start.
+//
+// With FIXTURE_STUBBORN set, it is a server that does not want to stop, in
+// a process tree like `npx`'s: it ignores SIGTERM and the end of stdin, and
+// starts a grandchild process that ignores SIGTERM too. It writes
+// `pid <its pid>` and `grandchild <pid>` to FIXTURE_EVENTS at start, and
+// `grandchild ready` once the grandchild ignores SIGTERM.
 
+import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -24,6 +31,26 @@ const events = process.env.FIXTURE_EVENTS;
 const record = (line) => {
   if (events) appendFileSync(events, line + '\n');
 };
+
+const stubborn = Boolean(process.env.FIXTURE_STUBBORN);
+if (stubborn) {
+  process.on('SIGTERM', () => record('ignored SIGTERM'));
+  setInterval(() => {}, 1000);
+  // The grandchild says when it ignores SIGTERM, so that a test can wait
+  // for it before stopping anything.
+  const grandchild = spawn(
+    process.execPath,
+    [
+      '-e',
+      "process.on('SIGTERM', () => {});" +
+        "require('node:fs').appendFileSync(process.env.FIXTURE_EVENTS, 'grandchild ready\\n');" +
+        'setInterval(() => {}, 1000);',
+    ],
+    { stdio: 'ignore' },
+  );
+  record(`pid ${process.pid}`);
+  record(`grandchild ${grandchild.pid}`);
+}
 const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
 const object = (properties, required = []) => ({ type: 'object', properties, required });
 
@@ -72,4 +99,6 @@ lines.on('line', (line) => {
     send({ id, error: { code: -32601, message: `method not found: ${method}` } });
   }
 });
-lines.on('close', () => process.exit(0));
+lines.on('close', () => {
+  if (!stubborn) process.exit(0);
+});

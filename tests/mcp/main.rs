@@ -1,23 +1,44 @@
 //! `coderun mcp` end to end: the real binary in front of real MCP servers
 //! (the published filesystem and memory servers from npm, installed by
 //! `make mcp-servers`, and `fixture-server.mjs` for failures), driven by
-//! rmcp's client over stdio and streamable HTTP.
+//! rmcp's client over stdio and streamable HTTP, and by raw JSON-RPC lines
+//! and raw HTTP requests where the wire format is what is tested.
+
+mod approval;
+mod cli;
+mod gateway;
+mod hostile;
+mod http;
+mod jsonrpc;
+mod shutdown;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, JsonObject,
-};
-use rmcp::service::{PeerRequestOptions, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 const CODERUN: &str = env!("CARGO_BIN_EXE_coderun");
+
+/// `coderun`, with its compile cache in the tests' own directory rather
+/// than the user's.
+fn coderun_std() -> std::process::Command {
+    let mut command = std::process::Command::new(CODERUN);
+    command.env("XDG_CACHE_HOME", env!("CARGO_TARGET_TMPDIR"));
+    command
+}
+
+/// [`coderun_std`] for tokio.
+fn coderun_command() -> tokio::process::Command {
+    tokio::process::Command::from(coderun_std())
+}
 
 /// The npm packages of the published servers.
 fn npm_servers() -> PathBuf {
@@ -96,6 +117,22 @@ impl Workspace {
         }})
     }
 
+    /// The fixture server alone, stubborn (see fixture-server.mjs): it
+    /// ignores SIGTERM and the end of stdin, and has a grandchild.
+    fn stubborn_fixture_config(&self) -> Value {
+        json!({"mcpServers": {
+            "fixture": {
+                "command": "node",
+                "args": [fixture()],
+                "env": {"FIXTURE_EVENTS": self.events_file(), "FIXTURE_STUBBORN": "1"}
+            }
+        }})
+    }
+
+    fn events(&self) -> String {
+        std::fs::read_to_string(self.events_file()).unwrap_or_default()
+    }
+
     fn write_config(&self, config: &Value) -> PathBuf {
         let path = self.dir.path().join("servers.json");
         std::fs::write(&path, config.to_string()).expect("write config");
@@ -107,6 +144,7 @@ impl Workspace {
 struct Session {
     client: RunningService<RoleClient, ()>,
     stderr: Arc<Mutex<String>>,
+    pid: Option<u32>,
 }
 
 /// Collects a child's stderr into a string, line by line.
@@ -127,13 +165,14 @@ fn collect_stderr(stderr: tokio::process::ChildStderr) -> Arc<Mutex<String>> {
 impl Session {
     /// `coderun mcp <args>` over stdio.
     async fn stdio(args: &[&str]) -> Session {
-        let mut command = tokio::process::Command::new(CODERUN);
+        let mut command = coderun_command();
         command.arg("mcp").args(args).kill_on_drop(true);
         let (transport, stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn coderun mcp");
         let stderr = collect_stderr(stderr.expect("piped stderr"));
+        let pid = transport.id();
         let client = match ().serve(transport).await {
             Ok(client) => client,
             Err(error) => panic!(
@@ -141,7 +180,11 @@ impl Session {
                 stderr.lock().expect("lock")
             ),
         };
-        Session { client, stderr }
+        Session {
+            client,
+            stderr,
+            pid,
+        }
     }
 
     fn stderr(&self) -> String {
@@ -231,285 +274,141 @@ fn check_sdk_listing(tools: &[rmcp::model::Tool]) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn stdio_serves_the_sdk_and_runs_a_program_across_two_upstreams() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.npm_config());
-    let session = Session::stdio(&["--config", &config.display().to_string()]).await;
-    check_sdk_listing(&session.tools().await);
-    let result = session
-        .run_code(&round_trip_program(&workspace.files()))
-        .await;
-    check_round_trip(&workspace, &result);
-    session.client.cancel().await.expect("close");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn streamable_http_on_a_loopback_port_does_the_same() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.npm_config());
-    let mut server = tokio::process::Command::new(CODERUN)
-        .args([
-            "mcp",
-            "--config",
-            &config.display().to_string(),
-            "--listen",
-            "0",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn coderun mcp --listen");
-    let stderr = server.stderr.take().expect("piped stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let url = tokio::time::timeout(Duration::from_secs(60), async {
-        let mut seen = String::new();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.strip_prefix("coderun mcp: serving streamable HTTP at ") {
-                return url.to_owned();
-            }
-            seen.push_str(&line);
-            seen.push('\n');
-        }
-        panic!("coderun mcp exited without listening:\n{seen}");
-    })
-    .await
-    .expect("coderun mcp --listen announces its address");
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    // Keep draining stderr so the server never blocks on it.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-
-    let client =
-        ().serve(StreamableHttpClientTransport::from_uri(url))
-            .await
-            .expect("connect over HTTP");
-    check_sdk_listing(&client.peer().list_all_tools().await.expect("tools/list"));
-    let result = run_code(&client, &round_trip_program(&workspace.files())).await;
-    check_round_trip(&workspace, &result);
-    client.cancel().await.expect("close");
-    server.kill().await.expect("stop the server");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn an_upstream_that_exits_at_start_is_named_and_the_others_are_served() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.fixture_config());
-    let session = Session::stdio(&["--config", &config.display().to_string()]).await;
-
-    let tools = session.tools().await;
-    let description = tools[0].description.as_deref().unwrap_or_default();
-    assert!(
-        description.contains("  fixture_echo(args: {"),
-        "{description}"
-    );
-    assert!(!description.contains("broken_echo"), "{description}");
-    let unavailable = &description[description.find("## Unavailable").expect("a note")..];
-    assert!(unavailable.contains("upstream \"broken\""), "{unavailable}");
-    assert!(unavailable.contains("refusing to start"), "{unavailable}");
-    assert!(
-        session.stderr().contains("upstream \"broken\""),
-        "{}",
-        session.stderr()
-    );
-
-    let result = session
-        .run_code("return await tools.fixture_echo({ text: 'still serving' })")
-        .await;
-    assert_eq!(text(&result), "still serving");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn mode_both_offers_the_upstream_tools_natively_too() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.fixture_config());
-    let session =
-        Session::stdio(&["--config", &config.display().to_string(), "--mode", "both"]).await;
-    let tools = session.tools().await;
-    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        // Registration order: the upstream's own order, then run_code.
-        [
-            "fixture_echo",
-            "fixture_fail",
-            "fixture_crash",
-            "fixture_wait",
-            "run_code"
-        ]
-    );
-    let mut arguments = JsonObject::new();
-    arguments.insert("text".to_owned(), Value::from("direct"));
-    let result = session
-        .client
-        .peer()
-        .call_tool(CallToolRequestParams::new("fixture_echo").with_arguments(arguments))
-        .await
-        .expect("a native call");
-    assert_eq!(text(&result), "direct");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn an_upstream_that_dies_mid_call_rejects_that_call_naming_it() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.fixture_config());
-    let session = Session::stdio(&["--config", &config.display().to_string()]).await;
-    let result = session
-        .run_code(
-            "try {\n  await tools.fixture_crash({});\n  return 'no error';\n} catch (error) {\n  \
-             return error.message;\n}",
-        )
-        .await;
-    let message = text(&result);
-    assert_ne!(result.is_error, Some(true), "{message}");
-    assert!(
-        message.starts_with("upstream \"fixture\" lost the connection"),
-        "{message}"
-    );
-    assert!(
-        message.contains("during a call of its tool \"crash\""),
-        "{message}"
-    );
-    assert!(message.contains("crashing on purpose"), "{message}");
-
-    // The other calls of the dead upstream fail fast, naming it too.
-    let again = session
-        .run_code("return await tools.fixture_echo({ text: 'x' })")
-        .await;
-    assert_eq!(again.is_error, Some(true));
-    assert!(
-        text(&again).contains("upstream \"fixture\""),
-        "{}",
-        text(&again)
-    );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn upstream_errors_and_hangs_reject_the_call_with_the_upstreams_message() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.fixture_config());
-    let session = Session::stdio(&[
-        "--config",
-        &config.display().to_string(),
-        "--call-timeout",
-        "0.5",
-    ])
-    .await;
-    let result = session
-        .run_code(
-            "const messages = [];\n\
-             for (const call of [() => tools.fixture_fail({}), () => tools.fixture_wait({})]) {\n\
-               try { await call(); } catch (error) { messages.push(error.message); }\n\
-             }\n\
-             return messages.join('\\n');",
-        )
-        .await;
-    let text = text(&result);
-    assert_eq!(
-        text,
-        "the fixture failed on purpose\nupstream \"fixture\" did not answer a call of its tool \
-         \"wait\" within 0.5s; the call was cancelled"
-    );
-    let events = workspace.events_file();
-    eventually("the hung call to be cancelled upstream", || {
-        std::fs::read_to_string(&events)
-            .unwrap_or_default()
-            .contains("cancelled")
-    })
-    .await;
-}
-
 /// Polls `condition` until it holds (or fails the test after 30 s).
 async fn eventually(what: &str, condition: impl Fn() -> bool) {
-    for _ in 0..300 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while tokio::time::Instant::now() < deadline {
         if condition() {
             return;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("timed out waiting for {what}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn client_cancellation_aborts_the_run_and_cancels_the_upstream_call() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.fixture_config());
-    let session = Session::stdio(&["--config", &config.display().to_string()]).await;
+/// `coderun mcp <args>` driven with raw JSON-RPC lines over its stdin and
+/// stdout.
+struct RawSession {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: tokio::io::Lines<BufReader<ChildStdout>>,
+    stderr: Arc<Mutex<String>>,
+}
 
-    let mut arguments = JsonObject::new();
-    arguments.insert(
-        "code".to_owned(),
-        Value::from("await tools.fixture_wait({});\nreturn 'not cancelled';"),
-    );
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-        CallToolRequestParams::new("run_code").with_arguments(arguments),
-    ));
-    let handle = session
-        .client
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .expect("send run_code");
-    let events = workspace.events_file();
-    let read_events = || std::fs::read_to_string(&events).unwrap_or_default();
-    eventually("the upstream call to start", || {
-        read_events().contains("started")
-    })
-    .await;
+impl RawSession {
+    async fn start(args: &[&str]) -> RawSession {
+        let mut child = coderun_command()
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn coderun mcp");
+        let stderr = collect_stderr(child.stderr.take().expect("piped stderr"));
+        RawSession {
+            stdin: child.stdin.take(),
+            stdout: BufReader::new(child.stdout.take().expect("piped stdout")).lines(),
+            child,
+            stderr,
+        }
+    }
 
-    handle
-        .cancel(Some("the user gave up".to_owned()))
-        .await
-        .expect("send the cancellation");
-    eventually("the upstream to see the cancellation", || {
-        read_events().contains("cancelled")
-    })
-    .await;
-    eventually("the run to end as abort", || {
+    /// Starts one and completes the MCP handshake.
+    async fn initialized(args: &[&str]) -> RawSession {
+        let mut session = RawSession::start(args).await;
         session
-            .stderr()
-            .contains("failed: code run failed (abort): ")
+            .send(
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"}
+                }}),
+            )
+            .await;
+        let reply = session.reply().await;
+        assert_eq!(reply["id"], 0, "{reply}");
+        assert_eq!(reply["result"]["serverInfo"]["name"], "coderun", "{reply}");
+        session
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        session
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().expect("stderr lock").clone()
+    }
+
+    async fn send_line(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line).await.expect("write a line");
+        stdin.write_all(b"\n").await.expect("write a newline");
+        stdin.flush().await.expect("flush stdin");
+    }
+
+    async fn send(&mut self, message: &Value) {
+        self.send_line(message.to_string().as_bytes()).await;
+    }
+
+    /// The next line coderun writes, as JSON.
+    async fn reply(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(60), self.stdout.next_line()).await;
+        match line {
+            Ok(Ok(Some(line))) => serde_json::from_str(&line)
+                .unwrap_or_else(|error| panic!("not JSON ({error}): {line}")),
+            other => panic!(
+                "no reply from coderun mcp ({other:?}); its stderr:\n{}",
+                self.stderr()
+            ),
+        }
+    }
+
+    /// Sends `request` and returns the reply.
+    async fn call(&mut self, request: &Value) -> Value {
+        self.send(request).await;
+        self.reply().await
+    }
+}
+
+/// The reply to a request, which must be a JSON-RPC error with `id` and
+/// `code` whose message contains `needle`.
+#[track_caller]
+fn assert_error(reply: &Value, id: &Value, code: i64, needle: &str) {
+    assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+    let object = reply.as_object().expect("an object");
+    assert!(object.contains_key("id"), "the reply has no id: {reply}");
+    assert_eq!(&reply["id"], id, "{reply}");
+    assert_eq!(reply["error"]["code"], code, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(needle), "{message:?} lacks {needle:?}");
+}
+
+/// The live (not zombie) processes whose process group is `pgid`, from
+/// /proc.
+fn live_processes_in_group(pgid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // pid (comm) state ppid pgrp ...; comm may hold spaces.
+            let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+            let (state, pgrp) = (fields.first()?, fields.get(2)?.parse::<i32>().ok()?);
+            (pgrp == pgid && !matches!(*state, "Z" | "X")).then_some(pid)
+        })
+        .collect()
+}
+
+/// The pid a fixture event `<key> <pid>` names.
+fn event_pid(events: &str, key: &str) -> Option<i32> {
+    events.lines().find_map(|line| {
+        line.strip_prefix(key)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
     })
-    .await;
-    // The server is still usable.
-    let result = session.run_code("return 1 + 1").await;
-    assert_eq!(text(&result), "2");
-}
-
-#[test]
-fn sdk_prints_the_declarations_and_names_a_failed_upstream() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&workspace.fixture_config());
-    let output = std::process::Command::new(CODERUN)
-        .args(["sdk", "--config", &config.display().to_string()])
-        .output()
-        .expect("run coderun sdk");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stdout.starts_with("declare const tools: {\n"), "{stdout}");
-    assert!(stdout.contains("  fixture_wait(args?: {"), "{stdout}");
-    assert!(
-        stderr.contains("coderun sdk: upstream \"broken\""),
-        "{stderr}"
-    );
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-}
-
-#[test]
-fn a_bad_configuration_is_a_usage_error_naming_the_key() {
-    let workspace = Workspace::new();
-    let config = workspace.write_config(&json!({"mcpServers": {"a": {"url": "ftp://x"}}}));
-    let output = std::process::Command::new(CODERUN)
-        .args(["mcp", "--config", &config.display().to_string()])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run coderun mcp");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("mcpServers.a: \"url\" must start with http"),
-        "{stderr}"
-    );
 }

@@ -119,12 +119,12 @@ async fn console_lines_are_captured_in_order() {
     assert_eq!(result.logs[0], "point { x: 1, y: 2 }");
     assert_eq!(result.logs[1], "w");
     assert!(
-        result.logs[2].starts_with("Error: e\n    at "),
+        result.logs[2].text.starts_with("Error: e\n    at "),
         "{:?}",
         result.logs[2]
     );
     assert!(
-        result.logs[2].contains("program.ts:3:"),
+        result.logs[2].text.contains("program.ts:3:"),
         "{:?}",
         result.logs[2]
     );

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-use runtime_host::CodeRuntime;
+use coderun_runtime::CodeRuntime;
 use serde_json::json;
 
 #[tokio::test]
@@ -148,15 +148,12 @@ async fn log_output_is_capped_with_one_marker() {
     let markers = result
         .logs
         .iter()
-        .filter(|l| l.contains("output truncated"))
+        .filter(|l| l.text.contains("truncated by coderun"))
         .count();
     assert_eq!(markers, 1);
-    assert!(result.logs.last().unwrap().contains("max_log_bytes"));
-    let kept: usize = result.logs[..result.logs.len() - 1]
-        .iter()
-        .map(|l| l.len() + 1)
-        .sum();
-    assert!(kept <= 64 * 1024, "kept {kept} bytes");
+    assert!(result.logs.last().unwrap().text.contains("max_log_bytes"));
+    let kept: usize = result.logs.iter().map(|l| l.text.len() + 1).sum();
+    assert!(kept <= 64 * 1024, "kept {kept} bytes, the marker included");
     assert!(kept > 60 * 1024, "kept only {kept} bytes");
 }
 
@@ -173,9 +170,9 @@ async fn a_huge_value_is_cut_with_a_marker() {
     let value = result.value.unwrap();
     let text = value.as_str().unwrap();
     assert!(text.starts_with("éyyy"));
-    assert!(text.contains("[truncated by coderun"), "{}", &text[990..]);
-    assert!(text.contains("10000002 bytes"), "{}", &text[990..]);
-    assert!(text.len() < 1200);
+    assert!(text.contains("[truncated by coderun"), "{text}");
+    assert!(text.contains("10000002 bytes"), "{text}");
+    assert!(text.len() <= 1000, "{} bytes, over the cap", text.len());
 }
 
 #[tokio::test]
@@ -202,4 +199,60 @@ async fn without_fuel_metering_only_the_wall_clock_bounds_a_run() {
         .unwrap();
     assert_failure(&result, FailureKind::Timeout, "wall-clock");
     assert_eq!(result.fuel_consumed, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_memory_hogs_stay_within_the_runtime_wide_budget() {
+    const MIB: u64 = 1024 * 1024;
+    let runtime = runtime_with(|c| {
+        c.max_memory_bytes(128 * MIB)
+            .max_total_memory_bytes(Some(512 * MIB))
+            .max_concurrent_runs(32)
+            .wall_clock(Duration::from_secs(60));
+    });
+    assert_eq!(runtime.total_memory_budget(), 512 * MIB);
+    let hog = "const a = []; for (;;) a.push(new Array(1e5).fill(1))";
+    let results =
+        futures::future::join_all((0..20).map(|_| runtime.run(CodeRunRequest::new(hog)))).await;
+    let mut by_total = 0;
+    for result in results {
+        let result = result.unwrap();
+        let error = result.error.expect("a hog never finishes");
+        assert_eq!(error.kind, FailureKind::WorkerExit, "{error}");
+        if error.message.contains("config.max_total_memory_bytes") {
+            by_total += 1;
+        } else {
+            assert!(error.message.contains("config.max_memory_bytes"), "{error}");
+        }
+    }
+    // Twenty hogs of 128 MiB cannot all fit in 512 MiB at once.
+    assert!(by_total > 0, "no hog was stopped by the shared budget");
+    assert!(runtime.peak_memory_in_use() <= 512 * MIB);
+    assert!(runtime.peak_memory_in_use() > 256 * MIB);
+    assert_eq!(runtime.memory_in_use(), 0);
+    let next = runtime
+        .run(CodeRunRequest::new("return 'alive'"))
+        .await
+        .unwrap();
+    assert_eq!(next.value, Some(json!("alive")));
+}
+
+#[tokio::test]
+async fn a_run_waits_for_the_memory_its_guest_starts_with() {
+    const MIB: u64 = 1024 * 1024;
+    // Room for one guest at a time: the second run waits for the first.
+    let runtime = runtime_with(|c| {
+        c.max_memory_bytes(16 * MIB)
+            .max_total_memory_bytes(Some(16 * MIB));
+    });
+    let host = CodeBindingNamespace::new("tools").function("nap", |_| async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Ok(json!("rested"))
+    });
+    let first = runtime.run(CodeRunRequest::new("return await tools.nap()").binding(host.clone()));
+    let second = runtime.run(CodeRunRequest::new("return await tools.nap()").binding(host));
+    let (first, second) = tokio::join!(first, second);
+    assert_eq!(first.unwrap().value, Some(json!("rested")));
+    assert_eq!(second.unwrap().value, Some(json!("rested")));
+    assert!(runtime.peak_memory_in_use() <= 16 * MIB);
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::*;
-use runtime_host::{AbortController, MisuseError, RuntimeError};
+use coderun_runtime::{AbortController, MisuseError, RuntimeError};
 use serde_json::json;
 
 #[tokio::test]
@@ -189,7 +189,8 @@ fn invalid_config_is_refused_at_construction() {
 
 #[test]
 fn descriptors() {
-    assert_eq!(shared().language(), "typescript");
+    assert_eq!(shared().language(), coderun_runtime::Language::TYPESCRIPT);
+    assert_eq!(shared().language().as_str(), "typescript");
     assert_eq!(shared().isolation(), "wasm");
 }
 

@@ -2,7 +2,7 @@
 
 use std::sync::LazyLock;
 
-use runtime_host::{
+use coderun_runtime::{
     CodeBindingNamespace, CodeRunRequest, CodeRunResult, CodeRuntime, FailureKind, RuntimeConfig,
     WasmCodeRuntime,
 };
@@ -10,9 +10,11 @@ use runtime_host::{
 mod basics;
 mod bindings;
 mod budgets;
-mod cli;
+mod durable;
+mod hostile;
 mod isolation;
 mod lifecycle;
+mod timers;
 mod values;
 
 /// One runtime with the default budgets, shared by the tests that do not

@@ -1,0 +1,172 @@
+//! The hostile-program suite (`tests/hostile/mod.rs`) through `coderun
+//! mcp`: each case is one `run_code` call and ends with its exact outcome,
+//! and the server serves programs afterwards; and concurrent memory hogs
+//! keep the server's resident memory within the runtime-wide budget.
+
+#[path = "../hostile/mod.rs"]
+mod cases;
+
+use futures::StreamExt as _;
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+
+use self::cases::{Case, Kind, LIMITS};
+use super::{Session, fixture, text};
+
+/// How `run_code` reported the run: its kind and the text to search.
+fn outcome(result: &CallToolResult) -> (Kind, String) {
+    let structured = result.structured_content.clone().unwrap_or(Value::Null);
+    match structured.get("kind").and_then(Value::as_str) {
+        Some(kind) => {
+            let kind = match kind {
+                "exception" => Kind::Exception,
+                "timeout" => Kind::Timeout,
+                "worker-exit" => Kind::WorkerExit,
+                other => panic!("run_code failed as {other}: {}", text(result)),
+            };
+            let message = structured["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            (kind, message)
+        }
+        None => {
+            let value = structured
+                .get("value")
+                .map_or_else(String::new, Value::to_string);
+            (Kind::Ok, value)
+        }
+    }
+}
+
+fn mismatch(case: &Case, result: &CallToolResult) -> Option<String> {
+    let (kind, text) = outcome(result);
+    if kind != case.kind {
+        let excerpt: String = text.chars().take(300).collect();
+        return Some(format!(
+            "ended as {kind:?} (expected {:?}): {excerpt}",
+            case.kind
+        ));
+    }
+    if !text.contains(case.needle) {
+        let excerpt: String = text.chars().take(300).collect();
+        return Some(format!("{kind:?} without {:?}: {excerpt}", case.needle));
+    }
+    None
+}
+
+fn limit_flags() -> Vec<String> {
+    vec![
+        "--fuel".into(),
+        LIMITS.fuel.to_string(),
+        "--wall-clock".into(),
+        LIMITS.wall_clock_secs.to_string(),
+        "--max-memory-mib".into(),
+        LIMITS.max_memory_mib.to_string(),
+        "--max-log-bytes".into(),
+        LIMITS.max_log_bytes.to_string(),
+        "--max-value-bytes".into(),
+        LIMITS.max_value_bytes.to_string(),
+        "--max-error-bytes".into(),
+        LIMITS.max_error_bytes.to_string(),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_hostile_program_ends_as_expected_over_mcp_and_the_server_lives() {
+    let fixture = fixture();
+    let mut args = limit_flags();
+    args.extend(["--".into(), "node".into(), fixture]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let session = Session::stdio(&args).await;
+    let cases: Vec<Case> = cases::all()
+        .into_iter()
+        .filter(|case| !case.dispatches)
+        .collect();
+    assert!(
+        cases.len() >= 100,
+        "only {} cases run over MCP",
+        cases.len()
+    );
+    let session = &session;
+    let failures: Vec<String> = futures::stream::iter(cases.iter())
+        .map(|case| async move {
+            let result = session.run_code(&case.program).await;
+            mismatch(case, &result).map(|why| format!("{}: {why}", case.name))
+        })
+        .buffer_unordered(2)
+        .filter_map(|failure| async move { failure })
+        .collect()
+        .await;
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases went wrong over MCP:\n{}\nserver stderr:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n"),
+        session.stderr()
+    );
+    let alive = session.run_code("return 'alive'").await;
+    assert_eq!(outcome(&alive), (Kind::Ok, "\"alive\"".to_owned()));
+}
+
+/// The most memory the process `pid` has held resident, in bytes.
+fn peak_resident(pid: u32) -> u64 {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server's status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in the status");
+    kib * 1024
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_concurrent_memory_hogs_keep_the_server_within_its_memory_budget() {
+    const MIB: u64 = 1024 * 1024;
+    let fixture = fixture();
+    let session = Session::stdio(&[
+        "--max-memory-mib",
+        "128",
+        "--max-total-memory-mib",
+        "512",
+        "--wall-clock",
+        "60",
+        "--",
+        "node",
+        &fixture,
+    ])
+    .await;
+    let pid = session.pid.expect("the server's pid");
+    // What the server holds before any program runs: code, the compiled
+    // guest, the upstream connection.
+    let ready = session.run_code("return 1").await;
+    assert_eq!(outcome(&ready).0, Kind::Ok);
+    let baseline = peak_resident(pid);
+    let hog = "const a = []; for (;;) a.push(new Array(1e5).fill(1))";
+    let session = &session;
+    let results = futures::future::join_all((0..20).map(|_| session.run_code(hog))).await;
+    let mut by_budget = 0;
+    for result in &results {
+        let (kind, message) = outcome(result);
+        assert_eq!(kind, Kind::WorkerExit, "{message}");
+        if message.contains("config.max_total_memory_bytes") {
+            by_budget += 1;
+        } else {
+            assert!(message.contains("config.max_memory_bytes"), "{message}");
+        }
+    }
+    assert!(by_budget > 0, "no hog was stopped by the shared budget");
+    let peak = peak_resident(pid);
+    // The guests' memory is the budget; the host's own copies of their
+    // output and the pool's bookkeeping come on top.
+    assert!(
+        peak <= baseline + 512 * MIB + 128 * MIB,
+        "the server reached {} MiB resident (baseline {} MiB, budget 512 MiB)",
+        peak / MIB,
+        baseline / MIB
+    );
+    let alive = session.run_code("return 'alive'").await;
+    assert_eq!(outcome(&alive).0, Kind::Ok);
+}
