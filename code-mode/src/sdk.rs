@@ -62,9 +62,10 @@ interface ToolMatch {
 }
 ";
 
-/// The `tools` type in search mode: the discovery functions, and any other
-/// name as a tool of unknown shape.
-const SEARCH_TOOLS: &str = "  /** Every tool of the listing: find its signature with `$search` or `$describe`. */
+/// The last member of the `tools` type: any name as a tool of unknown
+/// shape, so that a program can call what `$search` found by its name
+/// (`tools[hit.name](...)`); the declared tools keep their types.
+const ANY_TOOL: &str = "  /** A tool by name, as `$search` found it: its signature says what it takes. */
   [tool: string]: (...args: any[]) => Promise<any>;
 ";
 
@@ -89,12 +90,15 @@ pub(crate) fn render_declarations(tools: &[Tool], declared: Declared) -> String 
             let head = format!("declare const {TOOLS_GLOBAL}: {{\n");
             out.push_str(&head);
             out.push_str(DISCOVERY_METHODS);
-            out.push_str(block.strip_prefix(head.as_str()).unwrap_or(&block));
+            let methods = block.strip_prefix(head.as_str()).unwrap_or(&block);
+            out.push_str(methods.strip_suffix("};").unwrap_or(methods));
+            out.push_str(ANY_TOOL);
+            out.push_str("};");
         }
         Declared::Search => {
             let _ = write!(out, "declare const {TOOLS_GLOBAL}: {{\n");
             out.push_str(DISCOVERY_METHODS);
-            out.push_str(SEARCH_TOOLS);
+            out.push_str(ANY_TOOL);
             out.push_str("};");
         }
     }

@@ -175,7 +175,8 @@ fn disclosure_modes_choose_what_the_section_declares() {
     let search = registry.sdk_section();
     assert!(!search.contains("greet(args"), "{search}");
     assert!(search.contains("- greet: Greet someone."), "{search}");
-    assert!(search.contains("[tool: string]: (...args: any[]) => Promise<any>;"), "{search}");
+    assert!(search.contains("[tool: string]: (...args: any[]) => Promise<any>;\n};"), "{search}");
+    assert!(auto.contains("Promise<string>;\n  /** A tool by name"), "{auto}");
     let (mut big, _) = code_registry(catalog_tools());
     big.disclosure(Disclosure::Full);
     assert!(big.sdk_section().len() > 100 * 1024);
