@@ -44,12 +44,12 @@ use tokio::sync::{Notify, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::discovery::{self, DESCRIBE, PREAMBLE, SEARCH, UNKNOWN};
 use crate::events::{DispatchEvent, summarize};
 use crate::hooks::Approval;
-use crate::results::{Media, program_value, tool_result};
-use crate::trace::{RunTrace, TraceCall};
 use crate::registry::{Dispatch, Gate, ToolRegistry};
+use crate::results::{Media, program_value, tool_result};
 use crate::schema_ts::args_are_optional;
 use crate::sdk::{RUN_CODE, TOOLS_GLOBAL};
 use crate::tool::{Tool, ToolCall, ToolResult};
+use crate::trace::{RunTrace, TraceCall};
 use crate::ts_syntax::member_access;
 
 /// What a call made after the run ended is rejected with.
@@ -195,7 +195,10 @@ where
     };
     trace.calls = std::mem::take(&mut *run.traced());
     trace.wall_time = started.elapsed();
-    trace.output_bytes = result.content.first().map_or(0, |block| block.to_text().len());
+    trace.output_bytes = result
+        .content
+        .first()
+        .map_or(0, |block| block.to_text().len());
     trace.output_truncated = cut;
     result.trace = Some(Box::new(trace));
     result

@@ -121,7 +121,12 @@ impl Catalog {
         let mut similar: Vec<(f64, &str)> = self
             .names
             .iter()
-            .map(|candidate| (strsim::normalized_damerau_levenshtein(name, candidate), candidate.as_str()))
+            .map(|candidate| {
+                (
+                    strsim::normalized_damerau_levenshtein(name, candidate),
+                    candidate.as_str(),
+                )
+            })
             .filter(|(similarity, _)| *similarity >= SIMILAR)
             .collect();
         similar.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
@@ -212,7 +217,12 @@ fn collect_parameters<'a>(schema: &'a Value, names: &mut BTreeMap<&'a str, ()>, 
         }
     }
     for key in ["anyOf", "oneOf", "allOf"] {
-        for member in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for member in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             collect_parameters(member, names, depth + 1);
         }
     }
@@ -225,7 +235,9 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str, description: &str, schema: Value) -> Tool {
-        Tool::new(name, description, schema, |_, _| async { ToolResult::text("") })
+        Tool::new(name, description, schema, |_, _| async {
+            ToolResult::text("")
+        })
     }
 
     fn catalog() -> (Vec<Tool>, Catalog) {
@@ -245,7 +257,11 @@ mod tests {
                 "Create a new issue in a GitHub repository.",
                 json!({"properties": {"owner": {}, "repo": {}, "title": {}}}),
             ),
-            tool("memory_read_graph", "Read the entire knowledge graph.", json!({})),
+            tool(
+                "memory_read_graph",
+                "Read the entire knowledge graph.",
+                json!({}),
+            ),
         ];
         let catalog = Catalog::new(&tools);
         (tools, catalog)
@@ -254,7 +270,10 @@ mod tests {
     #[test]
     fn words_split_at_separators_and_humps() {
         let got: Vec<String> = words("readTextFile list_directories HTTPServer a").collect();
-        assert_eq!(got, ["read", "text", "file", "list", "directory", "httpserver"]);
+        assert_eq!(
+            got,
+            ["read", "text", "file", "list", "directory", "httpserver"]
+        );
     }
 
     #[test]
@@ -274,7 +293,9 @@ mod tests {
         reversed.reverse();
         let other = Catalog::new(&reversed);
         let names = |tools: &[Tool], hits: Vec<(usize, f64)>| -> Vec<String> {
-            hits.into_iter().map(|(i, _)| tools[i].name().to_owned()).collect()
+            hits.into_iter()
+                .map(|(i, _)| tools[i].name().to_owned())
+                .collect()
         };
         assert_eq!(
             names(&tools, catalog.search("read", 10)),

@@ -123,7 +123,11 @@ pub(crate) fn listing(tools: &[Tool], budget: usize) -> String {
 }
 
 fn group_label(group: &str) -> &str {
-    if group.is_empty() { "(ungrouped)" } else { group }
+    if group.is_empty() {
+        "(ungrouped)"
+    } else {
+        group
+    }
 }
 
 fn render_listing(groups: &BTreeMap<&str, Vec<(&str, &Tool)>>, summary: Option<usize>) -> String {
@@ -179,7 +183,10 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str, group: &str, description: &str) -> Tool {
-        Tool::new(name, description, json!({}), |_, _| async { ToolResult::text("") }).group(group)
+        Tool::new(name, description, json!({}), |_, _| async {
+            ToolResult::text("")
+        })
+        .group(group)
     }
 
     #[test]

@@ -77,7 +77,9 @@ pub(crate) fn search(registry: &ToolRegistry, arguments: &Value) -> Result<Value
         Some(Value::Object(options)) => match options.get("limit") {
             None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
             Some(limit) => match limit.as_u64() {
-                Some(n) if n >= 1 => usize::try_from(n).unwrap_or(MAX_SEARCH_LIMIT).min(MAX_SEARCH_LIMIT),
+                Some(n) if n >= 1 => usize::try_from(n)
+                    .unwrap_or(MAX_SEARCH_LIMIT)
+                    .min(MAX_SEARCH_LIMIT),
                 _ => {
                     return Err(format!(
                         "{} options.limit must be a positive integer (got {limit})",

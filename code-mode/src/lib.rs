@@ -123,13 +123,13 @@ pub use coderun_runtime;
 pub use coderun_runtime::{AbortController, AbortSignal};
 
 pub use bridge::{ABANDONED, NO_OUTPUT, NOT_DISPATCHED, PAUSED, RUN_SETTLED};
-pub use results::MEDIA_HANDLE;
 pub use disclosure::{DEFAULT_SDK_BUDGET, Disclosure, DisclosureError};
 pub use discovery::{DEFAULT_SEARCH_LIMIT, DESCRIBE, MAX_SEARCH_LIMIT, SEARCH};
 pub use events::{DispatchEvent, EventSink, MAX_SUMMARY_BYTES};
 pub use hooks::{Approval, HookDecision};
 pub use mode::{Mode, ModeError};
 pub use registry::{DEFAULT_MAX_OUTPUT_BYTES, MAX_PAUSED, RegistryError, ToolRegistry};
+pub use results::MEDIA_HANDLE;
 pub use routing::{Assembly, AssemblyError, SdkStats, WireTool};
 pub use schema_ts::schema_to_ts;
 pub use sdk::{RUN_CODE, TOOLS_GLOBAL, ToolSignature, render_sdk, render_tool};

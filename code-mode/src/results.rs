@@ -122,7 +122,11 @@ fn program_block(block: &ContentBlock, media: &Media) -> Value {
 
 /// What the program gets from a call (see the module docs); an error
 /// result rejects with its text.
-pub(crate) fn program_value(tool: &Tool, result: &ToolResult, media: &Media) -> Result<Value, String> {
+pub(crate) fn program_value(
+    tool: &Tool,
+    result: &ToolResult,
+    media: &Media,
+) -> Result<Value, String> {
     if result.is_error {
         let text = result.text_content();
         return Err(if text.is_empty() {
@@ -146,7 +150,10 @@ pub(crate) fn program_value(tool: &Tool, result: &ToolResult, media: &Media) -> 
         [ContentBlock::Json { value }] => Ok(value.clone()),
         [block] if block.is_media() => Ok(program_block(block, media)),
         blocks => Ok(Value::Array(
-            blocks.iter().map(|block| program_block(block, media)).collect(),
+            blocks
+                .iter()
+                .map(|block| program_block(block, media))
+                .collect(),
         )),
     }
 }
@@ -175,8 +182,9 @@ pub(crate) fn within_budget(text: String, budget: usize) -> (String, bool) {
 }
 
 /// `run_code`'s result for the run's outcome: its text (within `budget`
-/// bytes), the structured value (dropped when its JSON would pass the
-/// budget too), and the media its output mentions.
+/// bytes), the structured value (when it fits in what the text leaves of
+/// the budget; else `{truncated: true}`, with the failure's `kind`), and the
+/// media its output mentions.
 ///
 /// A failure is an error result whose text is `code run failed (<kind>):
 /// <message>` followed by the output printed before it, and whose structured
@@ -244,14 +252,20 @@ pub(crate) fn tool_result(
     };
     let mentioned = media.mentioned(&text);
     let (text, cut) = within_budget(text, budget);
+    // The structured copy shares the budget with the text: kept when both
+    // fit, else only what identifies the outcome (the text says what was cut).
     let structured = if structured.get("paused").is_some()
-        || structured.to_string().len() <= budget
+        || structured.to_string().len().saturating_add(text.len()) <= budget
     {
         structured
     } else {
-        // The text says what was cut; the structured copy would pass the
-        // budget whole.
-        json!({ "truncated": true })
+        let mut slim = json!({ "truncated": true });
+        if let (Some(kind), Value::Object(map)) = (structured.get("kind"), &mut slim) {
+            map.insert("kind".to_owned(), kind.clone());
+            let message = structured["message"].as_str().unwrap_or_default();
+            map.insert("message".to_owned(), summarize(message).into());
+        }
+        slim
     };
     let mut out = if is_error {
         ToolResult::error(text)
@@ -293,19 +307,22 @@ mod tests {
         let second = program_block(&image, &media);
         assert_eq!(first["handle"], "coderun-media:1");
         assert_eq!(second["handle"], "coderun-media:2");
-        assert_eq!(media.mentioned("see coderun-media:2 and coderun-media:9"), [image]);
+        assert_eq!(
+            media.mentioned("see coderun-media:2 and coderun-media:9"),
+            [image]
+        );
     }
     #[test]
     fn a_failure_keeps_its_kind_and_logs() {
         let (result, _) = tool_result(
             Ok(CodeRunResult {
-            value: None,
-            value_display: None,
-            logs: vec![LogLine::new(LogLevel::Warn, "step 1")],
-            error: Some(failure(FailureKind::Exception, "Error: boom")),
-            fuel_consumed: 1,
-            ..CodeRunResult::default()
-        }),
+                value: None,
+                value_display: None,
+                logs: vec![LogLine::new(LogLevel::Warn, "step 1")],
+                error: Some(failure(FailureKind::Exception, "Error: boom")),
+                fuel_consumed: 1,
+                ..CodeRunResult::default()
+            }),
             None,
             DEFAULT_MAX_OUTPUT_BYTES,
             &Media::default(),
@@ -329,13 +346,13 @@ mod tests {
     fn a_success_is_the_logs_then_the_value_as_the_guest_displayed_it() {
         let (result, _) = tool_result(
             Ok(CodeRunResult {
-            value: Some(json!({"a": [1, 2]})),
-            value_display: Some("{ a: [ 1, 2 ] }".into()),
-            logs: vec![LogLine::new(LogLevel::Log, "hi")],
-            error: None,
-            fuel_consumed: 1,
-            ..CodeRunResult::default()
-        }),
+                value: Some(json!({"a": [1, 2]})),
+                value_display: Some("{ a: [ 1, 2 ] }".into()),
+                logs: vec![LogLine::new(LogLevel::Log, "hi")],
+                error: None,
+                fuel_consumed: 1,
+                ..CodeRunResult::default()
+            }),
             None,
             DEFAULT_MAX_OUTPUT_BYTES,
             &Media::default(),

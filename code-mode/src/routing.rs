@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::bridge;
-use crate::discovery::{DESCRIBE, SEARCH, UNKNOWN};
 use crate::disclosure::Disclosure;
+use crate::discovery::{DESCRIBE, SEARCH, UNKNOWN};
 use crate::hooks::Approval;
 use crate::mode::Mode;
 use crate::registry::{Gate, ToolRegistry};

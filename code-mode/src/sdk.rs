@@ -65,7 +65,8 @@ interface ToolMatch {
 /// The last member of the `tools` type: any name as a tool of unknown
 /// shape, so that a program can call what `$search` found by its name
 /// (`tools[hit.name](...)`); the declared tools keep their types.
-const ANY_TOOL: &str = "  /** A tool by name, as `$search` found it: its signature says what it takes. */
+const ANY_TOOL: &str =
+    "  /** A tool by name, as `$search` found it: its signature says what it takes. */
   [tool: string]: (...args: any[]) => Promise<any>;
 ";
 

@@ -251,7 +251,8 @@ fn the_sdk_of_every_disclosure_and_a_discovering_program_typecheck_under_strict(
     let Some(tsc) = tsc() else {
         return;
     };
-    let scratch = std::env::temp_dir().join(format!("code-mode-tsc-disclosure-{}", std::process::id()));
+    let scratch =
+        std::env::temp_dir().join(format!("code-mode-tsc-disclosure-{}", std::process::id()));
     fs::create_dir_all(&scratch).expect("scratch directory");
     let program = r#"
 async function program(): Promise<unknown> {

@@ -385,15 +385,16 @@ impl McpConfig {
             if server.disabled {
                 continue;
             }
-            let in_server = |message: String| ConfigError::new(path, format!("mcpServers.{name}: {message}"));
+            let in_server =
+                |message: String| ConfigError::new(path, format!("mcpServers.{name}: {message}"));
             let mut server_timeouts = ServerTimeouts {
                 server: optional_seconds("callTimeoutSeconds", server.call_timeout_seconds.take())
                     .map_err(in_server)?,
                 tools: BTreeMap::new(),
             };
             for (tool, seconds) in std::mem::take(&mut server.tool_timeouts) {
-                let timeout = self::seconds(&format!("toolTimeouts.{tool}"), seconds)
-                    .map_err(in_server)?;
+                let timeout =
+                    self::seconds(&format!("toolTimeouts.{tool}"), seconds).map_err(in_server)?;
                 server_timeouts.tools.insert(tool, timeout);
             }
             if server_timeouts != ServerTimeouts::default() {
@@ -401,7 +402,10 @@ impl McpConfig {
             }
             if let Some(policy) = server.require_approval.take() {
                 let policy = policy.parse::<RequireApproval>().map_err(|message| {
-                    ConfigError::new(path, format!("mcpServers.{name}: \"requireApproval\" {message}"))
+                    ConfigError::new(
+                        path,
+                        format!("mcpServers.{name}: \"requireApproval\" {message}"),
+                    )
                 })?;
                 if policy != RequireApproval::Never {
                     require_approval.insert(name.clone(), policy);

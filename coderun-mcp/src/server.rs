@@ -204,7 +204,11 @@ impl CodeModeServer {
                     "the client's answer had no \"{APPROVAL_INPUT}\" elicitation result"
                 )),
             };
-            return self.inner.registry.resume(id, paused, approval, signal).await;
+            return self
+                .inner
+                .registry
+                .resume(id, paused, approval, signal)
+                .await;
         }
         if self.inner.approvals && request.name == RESUME_CODE {
             return self.resume(id, &arguments, signal).await;
@@ -287,7 +291,10 @@ impl CodeModeServer {
 fn paused(result: &ToolResult) -> Option<(String, String)> {
     let paused = result.structured.as_ref()?.get("paused")?;
     let id = paused.get("id")?.as_str()?.to_owned();
-    let call = paused.get("call").and_then(Value::as_str).unwrap_or("a tool");
+    let call = paused
+        .get("call")
+        .and_then(Value::as_str)
+        .unwrap_or("a tool");
     let payload = paused.get("payload").cloned().unwrap_or(Value::Null);
     let arguments = payload.get("arguments").unwrap_or(&payload);
     let question = format!(
@@ -360,10 +367,9 @@ fn resume_code_schema() -> JsonObject {
 }
 
 /// A result as MCP content: text as text, media as real image, audio and
-/// resource blocks. `run_code`'s structured copy of its text is left out
-/// (it would send the output twice, past the output budget), except for a
-/// paused run, whose id clients read from it.
-fn wire_result(result: ToolResult, run_code: bool) -> CallToolResult {
+/// resource blocks, and the structured value (for `run_code`, within the
+/// output budget with the text).
+fn wire_result(result: ToolResult) -> CallToolResult {
     use rmcp::model::{ContentBlock as Wire, ResourceContents};
     let content = result
         .content
@@ -402,13 +408,7 @@ fn wire_result(result: ToolResult, run_code: bool) -> CallToolResult {
     } else {
         CallToolResult::success(content)
     };
-    let paused = result
-        .structured
-        .as_ref()
-        .is_some_and(|structured| structured.get("paused").is_some());
-    if !run_code || paused {
-        wire.structured_content = result.structured;
-    }
+    wire.structured_content = result.structured;
     wire
 }
 
@@ -463,7 +463,6 @@ impl ServerHandler for CodeModeServer {
             (true, true) => Asking::Retry,
             (true, false) => Asking::Request(&context.peer),
         };
-        let run_code = request.name == RUN_CODE || request.name == RESUME_CODE;
         let result = self.execute(request, context.ct.clone(), asking).await;
         if let Asking::Retry = asking
             && let Some((id, question)) = paused(&result)
@@ -473,15 +472,13 @@ impl ServerHandler for CodeModeServer {
                 message: question,
                 requested_schema: approval_schema(),
             });
-            let requests = InputRequests::from([(
-                APPROVAL_INPUT.to_owned(),
-                InputRequest::Elicitation(ask),
-            )]);
+            let requests =
+                InputRequests::from([(APPROVAL_INPUT.to_owned(), InputRequest::Elicitation(ask))]);
             return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
                 Some(requests),
                 Some(id),
             )));
         }
-        Ok(CallToolResponse::Complete(wire_result(result, run_code)))
+        Ok(CallToolResponse::Complete(wire_result(result)))
     }
 }

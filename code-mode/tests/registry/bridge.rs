@@ -300,8 +300,7 @@ async fn a_tool_named_proto_is_callable() {
         text_tool("__proto__", "proto works"),
         text_tool("constructor", "ctor"),
     ]);
-    let program =
-        "return [await tools.__proto__({}), await tools.constructor({}), \
+    let program = "return [await tools.__proto__({}), await tools.constructor({}), \
          await tools.toString().catch((e) => e.message)];";
     let result = run_code(&registry, program).await;
     // A name no tool has is not inherited from Object.prototype: calling it

@@ -83,7 +83,10 @@ fn code_mode_offers_only_run_code_and_declares_every_other_tool() {
     );
     assert_eq!(assembly.tools[0].input_schema["required"], json!(["code"]));
     let sdk = assembly.sdk_section.expect("code mode has an SDK section");
-    assert!(sdk.contains("\ndeclare const tools: {\n  /** Find tools"), "{sdk}");
+    assert!(
+        sdk.contains("\ndeclare const tools: {\n  /** Find tools"),
+        "{sdk}"
+    );
     for declared in [
         "  append(args?: {",
         "  \"delete-note\"(args?: {",
@@ -218,7 +221,13 @@ fn a_tool_named_run_code_conflicts_with_code_mode_only() {
     let tools = || vec![text_tool(RUN_CODE, "mine")];
     assert!(registry(Mode::Native, tools()).assemble().is_ok());
     let error = registry(Mode::Code, tools()).assemble().unwrap_err();
-    assert_eq!(error, AssemblyError::ReservedName { mode: Mode::Code, name: "run_code".into() });
+    assert_eq!(
+        error,
+        AssemblyError::ReservedName {
+            mode: Mode::Code,
+            name: "run_code".into()
+        }
+    );
 }
 
 #[tokio::test]
