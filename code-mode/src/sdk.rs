@@ -97,7 +97,7 @@ pub(crate) fn render_declarations(tools: &[Tool], declared: Declared) -> String 
             out.push_str("};");
         }
         Declared::Search => {
-            let _ = write!(out, "declare const {TOOLS_GLOBAL}: {{\n");
+            let _ = writeln!(out, "declare const {TOOLS_GLOBAL}: {{");
             out.push_str(DISCOVERY_METHODS);
             out.push_str(ANY_TOOL);
             out.push_str("};");
@@ -160,7 +160,7 @@ pub(crate) fn render_section(
     out.push_str(&concurrency_note(tools));
     out.push('\n');
     if declared == Declared::Search {
-        out.push_str("\n");
+        out.push('\n');
         out.push_str(&listing(tools, listing_budget));
     }
     out.push_str("\n```ts\n");
