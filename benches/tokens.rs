@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 fn issue(n: u64) -> Value {
     json!({
         "number": n, "title": format!("Issue {n}: {}", ["crash on start", "slow search", "typo in docs", "login fails"][(n % 4) as usize]),
-        "state": if n % 3 == 0 { "closed" } else { "open" },
-        "labels": [{"name": if n % 5 == 0 { "bug" } else { "enhancement" }}],
+        "state": if n.is_multiple_of(3) { "closed" } else { "open" },
+        "labels": [{"name": if n.is_multiple_of(5) { "bug" } else { "enhancement" }}],
         "user": {"login": format!("user{}", n % 17)},
         "body": "Steps to reproduce: open the app, click the button, wait. Expected the page to load; it did not. ".repeat(8),
         "comments": n % 7, "created_at": "2026-01-01T00:00:00Z",
