@@ -13,7 +13,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: toolchain guest guest-check typescript mcp-servers build test lint bench bless demo ci clean-guest fuzz soak package embedder
+.PHONY: toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -105,6 +105,12 @@ lint: toolchain
 bench:
 	$(CARGO) bench --locked --bench runtime
 	python3 benches/report.py
+
+## bench-tokens: the bytes three scripted tasks put in a model's context,
+## (bytes, not time: the dev profile is enough),
+## natively and through run_code (the table in benches/RESULTS.md).
+bench-tokens:
+	$(CARGO) bench --locked --bench tokens --profile dev
 
 ## demo: set everything up, run the example program through the CLI, then
 ## start the example MCP servers behind `coderun mcp`'s gateway and show what

@@ -201,9 +201,28 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("coderun"))
 }
 
-/// `mcp` and `sdk`: how long upstreams may take.
+/// `mcp` and `sdk`: how long upstreams may take, and what `run_code`
+/// shows.
 #[derive(Args)]
 struct UpstreamFlags {
+    /// How much of the catalog run_code's description declares: `full`
+    /// (every tool in TypeScript), `search` (names and one-line summaries;
+    /// programs find signatures with `tools.$search`), or `auto` (full
+    /// while it fits the SDK budget, else search). Default auto.
+    #[arg(long, value_name = "MODE", value_parser = str::parse::<coderun::code_mode::Disclosure>)]
+    disclosure: Option<coderun::code_mode::Disclosure>,
+    /// Bytes the SDK in run_code's description may take before `auto`
+    /// switches to search (default 15360).
+    #[arg(long, value_name = "BYTES")]
+    sdk_budget_bytes: Option<usize>,
+    /// Bytes of text one run_code result may return: printed lines, the
+    /// returned value and a failure together (default 24576).
+    #[arg(long, value_name = "BYTES")]
+    max_output_bytes: Option<usize>,
+    /// Log each run's trace (calls, durations, sizes, fuel, memory) as one
+    /// JSON line on stderr.
+    #[arg(long)]
+    trace: bool,
     /// Seconds an upstream has to start and list its tools (default 30).
     #[arg(long, value_name = "SECONDS")]
     startup_timeout: Option<f64>,
@@ -222,6 +241,13 @@ impl UpstreamFlags {
         Ok(mcp::Limits {
             startup_timeout: seconds("--startup-timeout", self.startup_timeout)?,
             call_timeout: seconds("--call-timeout", self.call_timeout)?,
+            max_output_bytes: match self.max_output_bytes {
+                Some(0) => bail!("--max-output-bytes must be positive (got 0)"),
+                other => other,
+            },
+            sdk_budget_bytes: self.sdk_budget_bytes,
+            disclosure: self.disclosure,
+            trace: self.trace.then_some(true),
             ..mcp::Limits::default()
         })
     }
@@ -254,6 +280,7 @@ impl Upstreams {
             spec,
             prefixed: false,
             require_approval: self.require_approval,
+            timeouts: mcp::ServerTimeouts::default(),
         };
         Ok((
             vec![upstream],
@@ -455,12 +482,20 @@ fn print_sdk(gateway: &Gateway, stats: bool) -> anyhow::Result<()> {
         let server = CodeModeServer::new(gateway)?;
         let native_bytes = serde_json::to_string(&native)?.len();
         let code_bytes = serde_json::to_string(server.tools())?.len();
+        let sdk = gateway.registry().sdk_stats();
         print_stdout(&format!(
             "native tools/list: {} tools, {native_bytes} bytes of JSON\n\
-             coderun mcp tools/list: {} tool, {code_bytes} bytes of JSON ({:.0}% of native)",
+             coderun mcp tools/list: {} tool, {code_bytes} bytes of JSON ({:.0}% of native)\n\
+             sdk, full disclosure: {} bytes\n\
+             sdk, search disclosure: {} bytes\n\
+             disclosure in effect: {} (budget {} bytes)",
             native.len(),
             server.tools().len(),
-            100.0 * code_bytes as f64 / native_bytes.max(1) as f64
+            100.0 * code_bytes as f64 / native_bytes.max(1) as f64,
+            sdk.full_bytes,
+            sdk.search_bytes,
+            sdk.disclosure,
+            sdk.budget_bytes,
         ))
     } else {
         print_stdout(&gateway.registry().sdk_declarations())

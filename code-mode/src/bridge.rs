@@ -32,20 +32,24 @@
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use coderun_runtime::{
     AbortController, AbortSignal, BindingError, BindingResult, CodeBindingFunction,
-    CodeBindingNamespace, CodeRunRequest, CodeRunResult, Continuation, MisuseError,
+    CodeBindingNamespace, CodeRunRequest, Continuation,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{Notify, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::discovery::{self, DESCRIBE, PREAMBLE, SEARCH, UNKNOWN};
 use crate::events::{DispatchEvent, summarize};
 use crate::hooks::Approval;
 use crate::registry::{Dispatch, Gate, ToolRegistry};
+use crate::results::{Media, program_value, tool_result};
 use crate::schema_ts::args_are_optional;
 use crate::sdk::{RUN_CODE, TOOLS_GLOBAL};
 use crate::tool::{Tool, ToolCall, ToolResult};
+use crate::trace::{RunTrace, TraceCall};
 use crate::ts_syntax::member_access;
 
 /// What a call made after the run ended is rejected with.
@@ -136,6 +140,7 @@ where
         Ok(runtime) => Arc::clone(runtime),
         Err(error) => return ToolResult::error(error.to_string()),
     };
+    let started = Instant::now();
     let run = Arc::new(Run::new(registry.clone(), call_id));
     let settle = CloseOnDrop(Arc::clone(&run));
     // A caller that has already given up gets no guest and no calls.
@@ -146,7 +151,10 @@ where
         Ok(request) => request,
         Err(message) => return ToolResult::error(message),
     };
-    let request = request.binding(run.namespace()).signal(run.signal.clone());
+    let request = request
+        .binding(run.namespace())
+        .signal(run.signal.clone())
+        .preamble(PREAMBLE);
     let execution = runtime.run(request);
     tokio::pin!(execution);
     let outcome = tokio::select! {
@@ -160,16 +168,40 @@ where
     run.close(RUN_SETTLED);
     run.drained().await;
     drop(settle);
-    match outcome {
+    let budget = registry.get_max_output_bytes();
+    let mut trace = RunTrace {
+        call_id: call_id.to_owned(),
+        ..RunTrace::default()
+    };
+    let (mut result, cut) = match outcome {
         Ok(mut result) => {
+            trace.fuel_consumed = result.fuel_consumed;
+            trace.peak_memory_bytes = result.peak_memory_bytes;
+            trace.outcome = match (&result.error, &result.interrupted) {
+                (Some(failure), _) => failure.kind.as_str().to_owned(),
+                (None, Some(_)) => PAUSED.to_owned(),
+                (None, None) => "ok".to_owned(),
+            };
             let paused = result.interrupted.take().map(|interrupted| {
                 let id = registry.pause(call_id, interrupted.continuation);
                 (id, interrupted.call, interrupted.payload)
             });
-            tool_result(Ok(result), paused)
+            tool_result(Ok(result), paused, budget, &run.media)
         }
-        Err(misuse) => tool_result(Err(misuse), None),
-    }
+        Err(misuse) => {
+            trace.outcome = "misuse".to_owned();
+            tool_result(Err(misuse), None, budget, &run.media)
+        }
+    };
+    trace.calls = std::mem::take(&mut *run.traced());
+    trace.wall_time = started.elapsed();
+    trace.output_bytes = result
+        .content
+        .first()
+        .map_or(0, |block| block.to_text().len());
+    trace.output_truncated = cut;
+    result.trace = Some(Box::new(trace));
+    result
 }
 
 /// One program run: its abort scope, its call queue, its calls in progress.
@@ -181,6 +213,8 @@ struct Run {
     queue: RwLock<()>,
     state: Mutex<State>,
     idle: Notify,
+    media: Media,
+    trace: Mutex<Vec<TraceCall>>,
 }
 
 #[derive(Default)]
@@ -229,7 +263,13 @@ impl Run {
             queue: RwLock::new(()),
             state: Mutex::new(State::default()),
             idle: Notify::new(),
+            media: Media::default(),
+            trace: Mutex::new(Vec::new()),
         }
+    }
+
+    fn traced(&self) -> MutexGuard<'_, Vec<TraceCall>> {
+        self.trace.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -237,9 +277,24 @@ impl Run {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The `tools` global: every registry tool, calling back into this run.
+    /// The `tools` global: every registry tool, calling back into this run,
+    /// and the discovery functions the preamble adapts.
     fn namespace(self: &Arc<Self>) -> CodeBindingNamespace {
         let mut namespace = CodeBindingNamespace::new(TOOLS_GLOBAL);
+        for name in [SEARCH, DESCRIBE, UNKNOWN] {
+            let registry = self.registry.clone();
+            namespace.insert(
+                name,
+                CodeBindingFunction::new(move |arguments| {
+                    let answer = match name {
+                        SEARCH => discovery::search(&registry, &arguments),
+                        DESCRIBE => discovery::describe(&registry, &arguments),
+                        _ => Err(discovery::unknown(&registry, &arguments)),
+                    };
+                    async move { answer.map_err(BindingError::new) }
+                }),
+            );
+        }
         for tool in self.registry.tools() {
             let run = Arc::clone(self);
             let name = tool.name().to_owned();
@@ -268,9 +323,11 @@ impl Run {
             return Err(BindingError::new(format!("unknown tool {name:?}")));
         };
         let arguments = normalize_arguments(tool, arguments)?;
+        let queued = Instant::now();
         let Some(_turn) = self.turn(tool.is_concurrency_safe()).await else {
             return Err(ABANDONED.into());
         };
+        let dispatched = Instant::now();
         let sub_call_id = self.next_sub_call_id();
         // What is logged is what is dispatched: copied before the handler
         // owns (and may change) the arguments.
@@ -285,11 +342,24 @@ impl Run {
             // The run pauses here; the call is dispatched when it resumes.
             Dispatch::NeedsApproval(payload) => return Err(BindingError::interrupt(payload)),
         };
-        let delivered = program_value(tool, &result);
-        let result_summary = match &delivered {
-            Ok(Value::String(text)) | Err(text) => summarize(text),
-            Ok(value) => summarize(&value.to_string()),
+        let delivered = program_value(tool, &result, &self.media);
+        let (result_summary, bytes_out) = match &delivered {
+            Ok(Value::String(text)) | Err(text) => (summarize(text), text.len()),
+            Ok(value) => {
+                let json = value.to_string();
+                (summarize(&json), json.len())
+            }
         };
+        self.traced().push(TraceCall {
+            sub_call_id: sub_call_id.clone(),
+            name: name.to_owned(),
+            group: tool.get_group().map(str::to_owned),
+            queue_wait: dispatched.duration_since(queued),
+            duration: dispatched.elapsed(),
+            bytes_in: logged.to_string().len(),
+            bytes_out,
+            outcome: if delivered.is_ok() { "ok" } else { "error" },
+        });
         self.registry.record(DispatchEvent {
             parent_call_id: self.parent_call_id.clone(),
             sub_call_id,
@@ -379,82 +449,6 @@ fn normalize_arguments(tool: &Tool, arguments: Value) -> Result<Value, String> {
     }
 }
 
-/// What the program gets from a call: the structured value when the tool
-/// declares an output schema and gave one, else the result's text; an error
-/// result rejects with its text.
-fn program_value(tool: &Tool, result: &ToolResult) -> Result<Value, String> {
-    if result.is_error {
-        let text = result.text_content();
-        return Err(if text.is_empty() {
-            format!("tool {:?} failed without saying why", tool.name())
-        } else {
-            text
-        });
-    }
-    match (&result.structured, tool.get_output_schema()) {
-        (Some(value), Some(_)) => Ok(value.clone()),
-        _ => Ok(Value::String(result.text_content())),
-    }
-}
-
-/// `run_code`'s result for the run's outcome.
-///
-/// A failure is an error result whose text is `code run failed (<kind>):
-/// <message>` followed by the output printed before it, and whose structured
-/// value is `{kind, message, logs}`. A success is the printed lines followed
-/// by the rendered returned value (or [`NO_OUTPUT`]), with the structured
-/// value `{logs, value}`. A paused run (`paused`: its id, the call and the
-/// hook's payload) is the printed lines followed by what needs approval,
-/// with the structured value `{logs, paused: {id, call, payload}}`.
-fn tool_result(
-    outcome: Result<CodeRunResult, MisuseError>,
-    paused: Option<(String, String, Value)>,
-) -> ToolResult {
-    let result = match outcome {
-        Ok(result) => result,
-        Err(error) => return ToolResult::error(format!("the code run could not start: {error}")),
-    };
-    let printed: Vec<&str> = result.logs.iter().map(|line| line.text.as_str()).collect();
-    if let Some(failure) = &result.error {
-        let mut text = format!("code run failed ({}): {}", failure.kind, failure.message);
-        if !printed.is_empty() {
-            text.push_str("\n\noutput before the failure:\n");
-            text.push_str(&printed.join("\n"));
-        }
-        return ToolResult::error(text).with_structured(json!({
-            "kind": failure.kind.as_str(),
-            "message": failure.message,
-            "logs": result.logs,
-        }));
-    }
-    if let Some((id, call, payload)) = paused {
-        let mut lines = printed;
-        let waiting = format!(
-            "{PAUSED}: {call} needs approval: {}\nThe program is paused at that call (run {id}); \
-             it goes on once the call is approved or rejected.",
-            summarize(&payload.to_string())
-        );
-        lines.push(&waiting);
-        return ToolResult::text(lines.join("\n")).with_structured(json!({
-            "logs": result.logs,
-            "paused": { "id": id, "call": call, "payload": payload },
-        }));
-    }
-    // The value line is the guest's rendering, the same as console.log's.
-    let mut lines = printed;
-    lines.extend(result.value_display.as_deref());
-    let text = if lines.is_empty() {
-        NO_OUTPUT.to_owned()
-    } else {
-        lines.join("\n")
-    };
-    let mut structured = json!({ "logs": result.logs });
-    if let (Some(value), Value::Object(map)) = (result.value, &mut structured) {
-        map.insert("value".to_owned(), value);
-    }
-    ToolResult::text(text).with_structured(structured)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,7 +479,6 @@ mod tests {
         );
     }
 
-    use coderun_runtime::{CodeRunFailure, FailureKind, LogLevel, LogLine};
     use serde_json::json;
 
     fn run() -> Arc<Run> {
@@ -525,61 +518,5 @@ mod tests {
         assert_eq!(queued.await.unwrap(), Err(ABANDONED.into()));
         drop(held);
         assert_eq!(run.state().dispatched, 0);
-    }
-
-    #[test]
-    fn a_failure_keeps_its_kind_and_logs() {
-        let result = tool_result(
-            Ok(CodeRunResult {
-                value: None,
-                value_display: None,
-                logs: vec![LogLine::new(LogLevel::Warn, "step 1")],
-                error: Some(failure(FailureKind::Exception, "Error: boom")),
-                fuel_consumed: 1,
-                ..CodeRunResult::default()
-            }),
-            None,
-        );
-        assert!(result.is_error);
-        assert_eq!(
-            result.text_content(),
-            "code run failed (exception): Error: boom\n\noutput before the failure:\nstep 1"
-        );
-        assert_eq!(
-            result.structured,
-            Some(json!({
-                "kind": "exception",
-                "message": "Error: boom",
-                "logs": [{"level": "warn", "text": "step 1"}]
-            }))
-        );
-    }
-
-    #[test]
-    fn a_success_is_the_logs_then_the_value_as_the_guest_displayed_it() {
-        let result = tool_result(
-            Ok(CodeRunResult {
-                value: Some(json!({"a": [1, 2]})),
-                value_display: Some("{ a: [ 1, 2 ] }".into()),
-                logs: vec![LogLine::new(LogLevel::Log, "hi")],
-                error: None,
-                fuel_consumed: 1,
-                ..CodeRunResult::default()
-            }),
-            None,
-        );
-        assert!(!result.is_error);
-        assert_eq!(result.text_content(), "hi\n{ a: [ 1, 2 ] }");
-        assert_eq!(
-            result.structured,
-            Some(json!({"logs": [{"level": "log", "text": "hi"}], "value": {"a": [1, 2]}}))
-        );
-    }
-
-    fn failure(kind: FailureKind, message: &str) -> CodeRunFailure {
-        CodeRunFailure {
-            kind,
-            message: message.to_owned(),
-        }
     }
 }

@@ -104,26 +104,35 @@
 //! ... };` block of a set of tools.
 
 mod bridge;
+mod catalog;
+mod disclosure;
+mod discovery;
 mod events;
 mod hooks;
 mod mode;
 mod registry;
+mod results;
 mod routing;
 pub mod schema_ts;
 mod sdk;
 mod tool;
+mod trace;
 mod ts_syntax;
 
 pub use coderun_runtime;
 pub use coderun_runtime::{AbortController, AbortSignal};
 
 pub use bridge::{ABANDONED, NO_OUTPUT, NOT_DISPATCHED, PAUSED, RUN_SETTLED};
+pub use disclosure::{DEFAULT_SDK_BUDGET, Disclosure, DisclosureError};
+pub use discovery::{DEFAULT_SEARCH_LIMIT, DESCRIBE, MAX_SEARCH_LIMIT, SEARCH};
 pub use events::{DispatchEvent, EventSink, MAX_SUMMARY_BYTES};
 pub use hooks::{Approval, HookDecision};
 pub use mode::{Mode, ModeError};
-pub use registry::{MAX_PAUSED, RegistryError, ToolRegistry};
-pub use routing::{Assembly, AssemblyError, WireTool};
+pub use registry::{DEFAULT_MAX_OUTPUT_BYTES, MAX_PAUSED, RegistryError, ToolRegistry};
+pub use results::MEDIA_HANDLE;
+pub use routing::{Assembly, AssemblyError, SdkStats, WireTool};
 pub use schema_ts::schema_to_ts;
 pub use sdk::{RUN_CODE, TOOLS_GLOBAL, ToolSignature, render_sdk, render_tool};
 pub use tool::{ContentBlock, Tool, ToolCall, ToolContext, ToolHandler, ToolResult};
+pub use trace::{RunTrace, TraceCall};
 pub use ts_syntax::is_identifier;

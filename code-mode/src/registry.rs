@@ -9,12 +9,14 @@ use std::future::Future;
 use std::hash::{BuildHasher as _, Hasher as _, RandomState};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use coderun_runtime::{AbortSignal, CodeRuntime, Continuation};
 use futures::FutureExt as _;
 use serde_json::{Value, json};
 
+use crate::catalog::Catalog;
+use crate::disclosure::{DEFAULT_SDK_BUDGET, Disclosure};
 use crate::events::{DispatchEvent, EventSink};
 use crate::hooks::{self, HookDecision, PostExecuteHook, PreExecuteHook};
 use crate::mode::Mode;
@@ -50,7 +52,7 @@ pub struct ToolRegistry {
     inner: Arc<Inner>,
 }
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Inner {
     /// In registration order: native mode offers them in this order.
     tools: Vec<Tool>,
@@ -60,8 +62,36 @@ struct Inner {
     event_sink: Option<Arc<dyn EventSink>>,
     mode: Mode,
     runtime: Option<Arc<dyn CodeRuntime>>,
+    disclosure: Disclosure,
+    sdk_budget: usize,
+    max_output_bytes: usize,
+    /// The search index of `tools`, built on first use after a change.
+    catalog: OnceLock<Arc<Catalog>>,
     /// Shared by every clone, before and after a change.
     paused: Arc<PausedRuns>,
+}
+
+/// The budget of one `run_code` result's text: the printed lines, the
+/// returned value and the failure together. 24 KiB is about 6,000 tokens.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 24 * 1024;
+
+impl Default for Inner {
+    fn default() -> Self {
+        Self {
+            tools: Vec::new(),
+            index: HashMap::new(),
+            pre_execute: Vec::new(),
+            post_execute: Vec::new(),
+            event_sink: None,
+            mode: Mode::default(),
+            runtime: None,
+            disclosure: Disclosure::default(),
+            sdk_budget: DEFAULT_SDK_BUDGET,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            catalog: OnceLock::new(),
+            paused: Arc::default(),
+        }
+    }
 }
 
 /// How many paused runs a registry keeps; pausing one more drops the
@@ -149,7 +179,9 @@ impl ToolRegistry {
     }
 
     fn inner_mut(&mut self) -> &mut Inner {
-        Arc::make_mut(&mut self.inner)
+        let inner = Arc::make_mut(&mut self.inner);
+        inner.catalog = OnceLock::new();
+        inner
     }
 
     /// Adds a tool. Its name must be non-empty and unique in the registry.
@@ -176,6 +208,62 @@ impl ToolRegistry {
     pub fn mode(&mut self, mode: Mode) -> &mut Self {
         self.inner_mut().mode = mode;
         self
+    }
+
+    /// Sets how much of the catalog the SDK section declares (see
+    /// [`Disclosure`]). Programs can call `tools.$search` and
+    /// `tools.$describe` in every disclosure.
+    ///
+    /// By default this is [`Disclosure::Auto`].
+    pub fn disclosure(&mut self, disclosure: Disclosure) -> &mut Self {
+        self.inner_mut().disclosure = disclosure;
+        self
+    }
+
+    /// Sets the SDK section's budget in bytes: in [`Disclosure::Auto`] the
+    /// full declarations are used while they fit, and the search listing
+    /// is cut to fit.
+    ///
+    /// By default this is [`DEFAULT_SDK_BUDGET`] (15 KiB).
+    pub fn sdk_budget(&mut self, bytes: usize) -> &mut Self {
+        self.inner_mut().sdk_budget = bytes;
+        self
+    }
+
+    /// Sets the budget of one `run_code` result's text in bytes: the
+    /// printed lines, the returned value and a failure's message share it,
+    /// and text past it is cut with one marker saying how to print less.
+    /// Raise it for a model with room to spare; it never raises the
+    /// runtime's own caps (`max_log_bytes`, `max_value_bytes`).
+    ///
+    /// By default this is [`DEFAULT_MAX_OUTPUT_BYTES`] (24 KiB).
+    pub fn max_output_bytes(&mut self, bytes: usize) -> &mut Self {
+        self.inner_mut().max_output_bytes = bytes;
+        self
+    }
+
+    /// The disclosure.
+    pub fn get_disclosure(&self) -> Disclosure {
+        self.inner.disclosure
+    }
+
+    /// The SDK section's budget in bytes.
+    pub fn get_sdk_budget(&self) -> usize {
+        self.inner.sdk_budget
+    }
+
+    /// The budget of one `run_code` result's text in bytes.
+    pub fn get_max_output_bytes(&self) -> usize {
+        self.inner.max_output_bytes
+    }
+
+    /// The search index of the tools.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(
+            self.inner
+                .catalog
+                .get_or_init(|| Arc::new(Catalog::new(&self.inner.tools))),
+        )
     }
 
     /// Sets the runtime `run_code` programs run on. Modes other than
@@ -280,7 +368,14 @@ impl ToolRegistry {
         gate: Gate,
     ) -> Dispatch {
         let Some(tool) = self.tool(&call.name) else {
-            return Dispatch::Done(ToolResult::error(format!("unknown tool {:?}", call.name)));
+            let closest = self.catalog();
+            let hint = crate::catalog::did_you_mean(&closest.closest(&call.name), |name| {
+                format!("{name:?}")
+            });
+            return Dispatch::Done(ToolResult::error(format!(
+                "unknown tool {:?}{hint}",
+                call.name
+            )));
         };
         let handler = tool.handler().clone();
         self.pipeline(call, signal, gate, move |call, ctx| {

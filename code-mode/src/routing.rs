@@ -9,10 +9,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::bridge;
+use crate::disclosure::Disclosure;
+use crate::discovery::{DESCRIBE, SEARCH, UNKNOWN};
 use crate::hooks::Approval;
 use crate::mode::Mode;
 use crate::registry::{Gate, ToolRegistry};
-use crate::sdk::{self, RUN_CODE};
+use crate::sdk::{self, Declared, RUN_CODE};
 use crate::tool::{Tool, ToolCall, ToolResult};
 
 /// One tool as a model API receives it.
@@ -40,6 +42,22 @@ pub struct Assembly {
     pub sdk_section: Option<String>,
 }
 
+/// The SDK section's sizes (see [`ToolRegistry::sdk_stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SdkStats {
+    /// How many tools the registry has.
+    pub tools: usize,
+    /// Bytes of the section declaring every tool.
+    pub full_bytes: usize,
+    /// Bytes of the search section (listing and discovery functions).
+    pub search_bytes: usize,
+    /// The budget `auto` compares the full section against.
+    pub budget_bytes: usize,
+    /// The disclosure in effect: `full` or `search`.
+    pub disclosure: Disclosure,
+}
+
 /// The registry's configuration cannot be offered to a model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -64,14 +82,19 @@ pub enum AssemblyError {
         /// The runtime's language.
         language: Language,
     },
-    /// A registered tool is called `run_code`, which the mode adds itself.
+    /// A registered tool is called `run_code`, which the mode adds itself,
+    /// or `$search`, `$describe` or `$unknown`, which programs use to find
+    /// tools.
     #[error(
-        "mode {mode} adds the tool run_code, but a registered tool already has that name: \
-         rename that tool, or use mode native"
+        "mode {mode} adds the tool run_code and the program functions tools.$search and \
+         tools.$describe, but a registered tool is called {name:?}: rename that tool, or use \
+         mode native"
     )]
     ReservedName {
         /// The mode that was set.
         mode: Mode,
+        /// The reserved name a tool has.
+        name: String,
     },
 }
 
@@ -110,16 +133,70 @@ impl ToolRegistry {
         });
         Ok(Assembly {
             tools,
-            sdk_section: Some(sdk::render_section(self.tools())),
+            sdk_section: Some(self.sdk_section()),
         })
     }
 
-    /// The TypeScript declaration of every tool (`declare const tools:
-    /// {...};`, tools sorted by name), whatever the mode.
+    /// The SDK prompt section under the registry's [`Disclosure`], whatever
+    /// the mode: what [`assemble`](Self::assemble) offers with `run_code`.
+    pub fn sdk_section(&self) -> String {
+        self.sections().0
+    }
+
+    /// The section's sizes in both disclosures, and which one applies.
+    pub fn sdk_stats(&self) -> SdkStats {
+        let full = self.section(Declared::Full).len();
+        let search = self.section(Declared::Search).len();
+        let (_, declared) = self.sections();
+        SdkStats {
+            tools: self.tools().len(),
+            full_bytes: full,
+            search_bytes: search,
+            budget_bytes: self.get_sdk_budget(),
+            disclosure: match declared {
+                Declared::Full => Disclosure::Full,
+                Declared::Search => Disclosure::Search,
+            },
+        }
+    }
+
+    /// The TypeScript declarations the SDK section holds under the
+    /// registry's [`Disclosure`] (the `ToolMatch` type and `declare const
+    /// tools: {...};`, tools sorted by name, after `$search` and
+    /// `$describe`; in search mode those two and an index signature),
+    /// whatever the mode.
     pub fn sdk_declarations(&self) -> String {
-        let signatures: Vec<sdk::ToolSignature<'_>> =
-            self.tools().iter().map(sdk::signature).collect();
-        sdk::render_sdk(&signatures)
+        sdk::render_declarations(self.tools(), self.sections().1)
+    }
+
+    /// The section in effect and what it declares.
+    fn sections(&self) -> (String, Declared) {
+        match self.get_disclosure() {
+            Disclosure::Full => (self.section(Declared::Full), Declared::Full),
+            Disclosure::Search => (self.section(Declared::Search), Declared::Search),
+            Disclosure::Auto => {
+                let full = self.section(Declared::Full);
+                if full.len() <= self.get_sdk_budget() {
+                    (full, Declared::Full)
+                } else {
+                    (self.section(Declared::Search), Declared::Search)
+                }
+            }
+        }
+    }
+
+    /// The section declaring `declared`; a search listing takes what the
+    /// budget leaves.
+    fn section(&self, declared: Declared) -> String {
+        let output = self.get_max_output_bytes();
+        match declared {
+            Declared::Full => sdk::render_section(self.tools(), declared, 0, output),
+            Declared::Search => {
+                let frame = sdk::render_section(self.tools(), declared, 0, output).len();
+                let room = self.get_sdk_budget().saturating_sub(frame);
+                sdk::render_section(self.tools(), declared, room, output)
+            }
+        }
     }
 
     /// Executes one call the model made, as the mode offers the tools: in
@@ -162,8 +239,11 @@ impl ToolRegistry {
                 call.name
             ))
         } else {
+            let hint = crate::catalog::did_you_mean(&self.catalog().closest(&call.name), |name| {
+                format!("{name:?}")
+            });
             ToolResult::error(format!(
-                "unknown tool {:?}; the tools offered are: {offered}",
+                "unknown tool {:?}{hint}; the tools offered are: {offered}",
                 call.name
             ))
         }
@@ -222,8 +302,14 @@ impl ToolRegistry {
         if language != Language::TYPESCRIPT {
             return Err(AssemblyError::WrongLanguage { mode, language });
         }
-        if self.tool(RUN_CODE).is_some() {
-            return Err(AssemblyError::ReservedName { mode });
+        if let Some(name) = [RUN_CODE, SEARCH, DESCRIBE, UNKNOWN]
+            .into_iter()
+            .find(|name| self.tool(name).is_some())
+        {
+            return Err(AssemblyError::ReservedName {
+                mode,
+                name: name.to_owned(),
+            });
         }
         Ok(runtime)
     }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::disclosure::listing;
 use crate::schema_ts::{args_are_optional, schema_to_ts};
 use crate::tool::Tool;
 use crate::ts_syntax::{INDENT, jsdoc, member_access, property_key};
@@ -21,7 +22,8 @@ pub(crate) const RUN_CODE_DESCRIPTION: &str = "Run a TypeScript program that cal
 declared in the \"Tools as TypeScript\" section as `await tools.name({ ... })`. The program is \
 the body of an async function (top-level `await` and `return` work). Only what it prints with \
 console.log and the value it returns come back as this tool's result, so use it to chain tool \
-calls and to filter or summarise their results before they reach you.";
+calls and to filter or summarise their results before they reach you. Inside a program, \
+`tools.$search(query)` finds tools by what they do.";
 
 /// The input schema of the `run_code` wire tool.
 pub(crate) fn run_code_input_schema() -> Value {
@@ -38,32 +40,148 @@ pub(crate) fn run_code_input_schema() -> Value {
     })
 }
 
+/// The declarations of the discovery functions, and of what they return,
+/// as they open the `tools` type (one indentation level).
+const DISCOVERY_METHODS: &str = "  /** Find tools by what they do: the best matches first (5 unless `limit` says), each with its full TypeScript signature. */
+  $search(query: string, options?: { limit?: number }): Promise<ToolMatch[]>;
+  /** One tool's TypeScript signature and description, by name; rejects with the closest names for a name that is not a tool. */
+  $describe(name: string): Promise<ToolMatch>;
+";
+
+/// The type `$search` and `$describe` resolve with.
+const TOOL_MATCH: &str = "/** A tool found by `tools.$search` or described by `tools.$describe`. */
+interface ToolMatch {
+  /** The tool's name: call it as `tools[name](args)`. */
+  name: string;
+  /** What the tool does. */
+  description: string;
+  /** Its TypeScript declaration: `name(args: {...}): Promise<...>`. */
+  signature: string;
+  /** The server (group) it belongs to, when it has one. */
+  group?: string;
+}
+";
+
+/// The last member of the `tools` type: any name as a tool of unknown
+/// shape, so that a program can call what `$search` found by its name
+/// (`tools[hit.name](...)`); the declared tools keep their types.
+const ANY_TOOL: &str =
+    "  /** A tool by name, as `$search` found it: its signature says what it takes. */
+  [tool: string]: (...args: any[]) => Promise<any>;
+";
+
+/// Whether the SDK declares every tool, or only the discovery functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Declared {
+    /// Every tool's declaration.
+    Full,
+    /// The discovery functions and a listing of names.
+    Search,
+}
+
+/// The `ToolMatch` type and the `declare const tools` block: every tool
+/// (after the discovery functions), or in search mode the discovery
+/// functions and an index signature.
+pub(crate) fn render_declarations(tools: &[Tool], declared: Declared) -> String {
+    let mut out = String::from(TOOL_MATCH);
+    match declared {
+        Declared::Full => {
+            let signatures: Vec<ToolSignature<'_>> = tools.iter().map(signature).collect();
+            let block = render_sdk(&signatures);
+            let head = format!("declare const {TOOLS_GLOBAL}: {{\n");
+            out.push_str(&head);
+            out.push_str(DISCOVERY_METHODS);
+            let methods = block.strip_prefix(head.as_str()).unwrap_or(&block);
+            out.push_str(methods.strip_suffix("};").unwrap_or(methods));
+            out.push_str(ANY_TOOL);
+            out.push_str("};");
+        }
+        Declared::Search => {
+            let _ = writeln!(out, "declare const {TOOLS_GLOBAL}: {{");
+            out.push_str(DISCOVERY_METHODS);
+            out.push_str(ANY_TOOL);
+            out.push_str("};");
+        }
+    }
+    out
+}
+
 /// The SDK prompt section: instructions for writing a program, then the
-/// fenced declarations of `tools`.
-pub(crate) fn render_section(tools: &[Tool]) -> String {
+/// fenced declarations of `tools` (all of them, or in search mode the
+/// discovery functions after a listing of the tools' names and summaries
+/// cut to `listing_budget` bytes).
+pub(crate) fn render_section(
+    tools: &[Tool],
+    declared: Declared,
+    listing_budget: usize,
+    max_output_bytes: usize,
+) -> String {
     let mut out = String::from(
         "## Tools as TypeScript\n\
          \n\
          The `run_code` tool runs a TypeScript program. The program is the body of an async \
          function: use top-level `await`, and `return` a value to hand it back. The tools \
-         declared below are async functions on the global `tools` object: call each with one \
+         are async functions on the global `tools` object: call each with one \
          argument object, as `await tools.name({ ... })` (or `tools[\"my-tool\"]({ ... })` for a \
          name that is not an identifier).\n\
-         \n\
-         - A call resolves with the tool's text, or with its typed result when the declaration \
-         gives one.\n\
+         \n",
+    );
+    if declared == Declared::Search {
+        let _ = write!(
+            out,
+            "There are {} tools, listed below by name; their declarations are not. Find what you \
+             need from inside the program and call it in the same program: `const [hit] = await \
+             tools.$search(\"read a file\", {{ limit: 3 }})` gives the best matches, each with its \
+             `name` and full TypeScript `signature`; `await tools.$describe(name)` gives one.\n\n",
+            tools.len()
+        );
+    }
+    out.push_str(
+        "- A call resolves with the tool's value: its typed result when the declaration gives \
+         one, else its text (or its JSON, parsed, when the tool says its text is JSON); several \
+         pieces of content come as an array of `{ type, ... }` blocks. Images, audio and files \
+         come as handles (`{ type: \"image\", mimeType, handle }`): return or print a handle to \
+         pass the file on.\n\
+         - Arguments must be JSON-serialisable (objects, arrays, strings, numbers, booleans, \
+         null); a `BigInt`, a function or a cycle rejects the call before it is made.\n\
          - A failed call rejects with an `Error` whose message is the tool's error text; use \
-         `try`/`catch` to recover from it.\n\
-         - Only what the program prints (`console.log`) or returns comes back to you; tool \
-         results it neither prints nor returns are not shown.\n",
+         `try`/`catch` to recover from it. A name that is not a tool rejects with the closest \
+         names.\n\
+         - `tools.$search(query, { limit })` and `tools.$describe(name)` find tools by what \
+         they do.\n",
+    );
+    let _ = writeln!(
+        out,
+        "- Only what the program prints (`console.log`) or returns comes back to you, at most \
+         {max_output_bytes} bytes of it: filter, slice or summarise results in the program \
+         instead of printing them whole."
     );
     out.push_str("- ");
     out.push_str(&concurrency_note(tools));
-    out.push_str("\n\n```ts\n");
-    let signatures: Vec<ToolSignature<'_>> = tools.iter().map(signature).collect();
-    out.push_str(&render_sdk(&signatures));
+    out.push('\n');
+    if declared == Declared::Search {
+        out.push('\n');
+        out.push_str(&listing(tools, listing_budget));
+    }
+    out.push_str("\n```ts\n");
+    out.push_str(&render_declarations(tools, declared));
     out.push_str("\n```\n");
     out
+}
+
+/// `tool`'s declaration as `$search` gives it: its method signature as in
+/// the SDK, without the JSDoc line and one level less indented.
+pub(crate) fn method_signature(tool: &Tool) -> String {
+    let sig = signature(tool);
+    let rendered = render_tool(&ToolSignature {
+        description: "",
+        ..sig
+    });
+    rendered
+        .lines()
+        .map(|line| line.strip_prefix(INDENT).unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// How the SDK shows `tool`.

@@ -9,6 +9,8 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::trace::RunTrace;
+
 /// A tool's async handler: the call's arguments and its context in, a result out.
 pub type ToolHandler =
     Arc<dyn Fn(Value, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync>;
@@ -47,6 +49,8 @@ pub struct Tool {
     input_schema: Value,
     output_schema: Option<Value>,
     concurrency_safe: bool,
+    group: Option<String>,
+    text_is_json: bool,
     handler: ToolHandler,
 }
 
@@ -70,6 +74,8 @@ impl Tool {
             input_schema,
             output_schema: None,
             concurrency_safe: false,
+            group: None,
+            text_is_json: false,
             handler: Arc::new(move |args, ctx| Box::pin(handler(args, ctx))),
         }
     }
@@ -93,6 +99,37 @@ impl Tool {
     pub fn concurrency_safe(mut self, safe: bool) -> Self {
         self.concurrency_safe = safe;
         self
+    }
+
+    /// Puts the tool in a group (an MCP gateway uses the upstream server's
+    /// name): the search listing shows tools by group, and `$search`
+    /// results name it.
+    ///
+    /// By default a tool has no group.
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.group = Some(group.into());
+        self
+    }
+
+    /// Declares that the tool's text is JSON: in a program, a result of one
+    /// text block that parses as JSON resolves with the parsed value instead
+    /// of the text (a tool with an output schema gets this without asking,
+    /// when it gives text instead of a structured value).
+    ///
+    /// By default this is `false`: text stays text.
+    pub fn text_is_json(mut self, json: bool) -> Self {
+        self.text_is_json = json;
+        self
+    }
+
+    /// The tool's group, if it has one.
+    pub fn get_group(&self) -> Option<&str> {
+        self.group.as_deref()
+    }
+
+    /// Whether the tool's text is declared to be JSON.
+    pub fn is_text_json(&self) -> bool {
+        self.text_is_json
     }
 
     /// The tool's name.
@@ -134,6 +171,8 @@ impl fmt::Debug for Tool {
             .field("input_schema", &self.input_schema)
             .field("output_schema", &self.output_schema)
             .field("concurrency_safe", &self.concurrency_safe)
+            .field("group", &self.group)
+            .field("text_is_json", &self.text_is_json)
             .finish_non_exhaustive()
     }
 }
@@ -206,14 +245,69 @@ pub enum ContentBlock {
         /// The value.
         value: Value,
     },
+    /// An image, for the model or the user to see.
+    Image {
+        /// The image, base64-encoded.
+        data: String,
+        /// Its MIME type (`image/png`).
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// A sound.
+    Audio {
+        /// The audio, base64-encoded.
+        data: String,
+        /// Its MIME type (`audio/wav`).
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// A resource: a file or document the tool returned or points to.
+    Resource {
+        /// Its URI.
+        uri: String,
+        /// Its MIME type, when known.
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// Its text, when it is text and was sent.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Its bytes, base64-encoded, when it is binary and was sent.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blob: Option<String>,
+    },
 }
 
 impl ContentBlock {
-    /// The block as text: the text itself, or the compact JSON.
+    /// The block as text: the text itself, the compact JSON, a resource's
+    /// text, or a description of media (`[image image/png, 1204 bytes of
+    /// base64]`).
     pub fn to_text(&self) -> String {
         match self {
             ContentBlock::Text { text } => text.clone(),
             ContentBlock::Json { value } => value.to_string(),
+            ContentBlock::Image { data, mime_type } => {
+                format!("[image {mime_type}, {} bytes of base64]", data.len())
+            }
+            ContentBlock::Audio { data, mime_type } => {
+                format!("[audio {mime_type}, {} bytes of base64]", data.len())
+            }
+            ContentBlock::Resource {
+                uri, text, blob, ..
+            } => match (text, blob) {
+                (Some(text), _) => text.clone(),
+                (None, Some(blob)) => format!("[resource {uri}, {} bytes of base64]", blob.len()),
+                (None, None) => format!("[resource {uri}]"),
+            },
+        }
+    }
+
+    /// Whether the block is media the model reads as data, not text: an
+    /// image, audio, or a binary resource.
+    pub fn is_media(&self) -> bool {
+        match self {
+            ContentBlock::Image { .. } | ContentBlock::Audio { .. } => true,
+            ContentBlock::Resource { blob, .. } => blob.is_some(),
+            ContentBlock::Text { .. } | ContentBlock::Json { .. } => false,
         }
     }
 }
@@ -230,6 +324,10 @@ pub struct ToolResult {
     /// The structured result, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
+    /// For a `run_code` call, what the run did: its calls, their timings,
+    /// fuel and memory ([`RunTrace`]). Not part of what the model sees.
+    #[serde(skip)]
+    pub trace: Option<Box<RunTrace>>,
 }
 
 impl ToolResult {
@@ -239,6 +337,7 @@ impl ToolResult {
             content: vec![ContentBlock::Text { text: text.into() }],
             is_error: false,
             structured: None,
+            trace: None,
         }
     }
 
@@ -259,6 +358,7 @@ impl ToolResult {
             }],
             is_error: false,
             structured: Some(value),
+            trace: None,
         }
     }
 

@@ -11,7 +11,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use coderun_code_mode::{Tool, ToolRegistry, ToolResult, ToolSignature, render_sdk, schema_to_ts};
+use coderun_code_mode::{
+    Disclosure, Tool, ToolRegistry, ToolResult, ToolSignature, render_sdk, schema_to_ts,
+};
 use common::Rng;
 
 /// The compiler to run, or `None` to skip.
@@ -216,4 +218,60 @@ async function program(): Promise<unknown> {
     let file = scratch.join("sdk_program.ts");
     fs::write(&file, source).expect("writing sdk_program.ts");
     typecheck(&tsc, &scratch, &[file]);
+}
+
+/// The captured catalog of 23 published servers (333 tools), grouped.
+fn catalog_registry() -> ToolRegistry {
+    let dir = common::mcp_dir().join("catalog");
+    let mut registry = ToolRegistry::new();
+    let mut files = common::files_with_suffix(&dir, ".json");
+    files.retain(|f| !common::stem(f, ".json").starts_with("package"));
+    for file in files {
+        let server = common::stem(&file, ".json").replace('-', "_");
+        let doc = common::read_json(&file);
+        for tool in doc["tools"].as_array().expect("tools") {
+            let mut made = Tool::new(
+                format!("{server}_{}", tool["name"].as_str().expect("a name")),
+                tool["description"].as_str().unwrap_or_default(),
+                tool["inputSchema"].clone(),
+                |_, _| async { ToolResult::text("") },
+            )
+            .group(server.clone());
+            if let Some(output) = tool.get("outputSchema") {
+                made = made.output_schema(output.clone());
+            }
+            registry.register(made).expect("unique names");
+        }
+    }
+    registry
+}
+
+#[test]
+fn the_sdk_of_every_disclosure_and_a_discovering_program_typecheck_under_strict() {
+    let Some(tsc) = tsc() else {
+        return;
+    };
+    let scratch =
+        std::env::temp_dir().join(format!("code-mode-tsc-disclosure-{}", std::process::id()));
+    fs::create_dir_all(&scratch).expect("scratch directory");
+    let program = r#"
+async function program(): Promise<unknown> {
+  const hits = await tools.$search("create an issue", { limit: 3 });
+  const first: ToolMatch | undefined = hits[0];
+  if (!first) return null;
+  const one = await tools.$describe(first.name);
+  const made = await tools[one.name]({ owner: "o", repo: "r", title: "t" });
+  return { made, signature: one.signature, group: one.group ?? "" };
+}
+"#;
+    let mut registry = catalog_registry();
+    for disclosure in [Disclosure::Full, Disclosure::Search, Disclosure::Auto] {
+        registry.disclosure(disclosure);
+        let source = format!("{}\n{program}\nexport {{}};\n", registry.sdk_declarations());
+        // `typecheck` removes the folder once the file passes.
+        fs::create_dir_all(&scratch).expect("scratch directory");
+        let file = scratch.join(format!("catalog_{disclosure}.ts"));
+        fs::write(&file, source).expect("writing a catalog file");
+        typecheck(&tsc, &scratch, &[file]);
+    }
 }

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use coderun_code_mode::Disclosure;
 use coderun_runtime::RuntimeConfig;
 
 mod http;
@@ -59,10 +60,33 @@ pub struct McpConfig {
     /// Which upstreams' tools need approval before a program's call runs
     /// (`requireApproval`); a server not listed needs none.
     pub require_approval: BTreeMap<String, RequireApproval>,
+    /// Per-server call timeouts (`callTimeoutSeconds`, `toolTimeouts` in a
+    /// server's entry); a server not listed uses `limits.callTimeoutSeconds`.
+    pub timeouts: BTreeMap<String, ServerTimeouts>,
     /// Budgets of programs and upstream calls.
     pub limits: Limits,
     /// Settings of the streamable HTTP server (`--listen`).
     pub http: HttpConfig,
+}
+
+/// One server's call timeouts, over `limits.callTimeoutSeconds`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServerTimeouts {
+    /// Every tool of the server (`"callTimeoutSeconds"`).
+    pub server: Option<Duration>,
+    /// Single tools, by the name the server lists (`"toolTimeouts"`).
+    pub tools: BTreeMap<String, Duration>,
+}
+
+impl ServerTimeouts {
+    /// The timeout of `tool`: its own, else the server's, else `default`.
+    pub fn for_tool(&self, tool: &str, default: Duration) -> Duration {
+        self.tools
+            .get(tool)
+            .copied()
+            .or(self.server)
+            .unwrap_or(default)
+    }
 }
 
 /// How to reach one upstream MCP server.
@@ -180,6 +204,18 @@ pub struct Limits {
     /// Cap on one incoming MCP message, in bytes: a line on stdio, a
     /// request body over HTTP ([`DEFAULT_MAX_MESSAGE_BYTES`] when absent).
     pub max_message_bytes: Option<usize>,
+    /// The budget of one `run_code` result's text, in bytes (Code Mode's
+    /// default, 24 KiB, when absent).
+    pub max_output_bytes: Option<usize>,
+    /// The budget of the SDK in `run_code`'s description, in bytes (Code
+    /// Mode's default, 15 KiB, when absent).
+    pub sdk_budget_bytes: Option<usize>,
+    /// How much of the catalog the description declares (`auto` when
+    /// absent).
+    pub disclosure: Option<Disclosure>,
+    /// Whether each run's trace is logged as one JSON line (off when
+    /// absent).
+    pub trace: Option<bool>,
 }
 
 impl Limits {
@@ -198,6 +234,10 @@ impl Limits {
             startup_timeout: overrides.startup_timeout.or(self.startup_timeout),
             call_timeout: overrides.call_timeout.or(self.call_timeout),
             max_message_bytes: overrides.max_message_bytes.or(self.max_message_bytes),
+            max_output_bytes: overrides.max_output_bytes.or(self.max_output_bytes),
+            sdk_budget_bytes: overrides.sdk_budget_bytes.or(self.sdk_budget_bytes),
+            disclosure: overrides.disclosure.or(self.disclosure),
+            trace: overrides.trace.or(self.trace),
         }
     }
 
@@ -266,6 +306,8 @@ pub fn seconds(key: &str, value: f64) -> Result<Duration, String> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawConfig {
     mcp_servers: Option<BTreeMap<String, RawServer>>,
+    disclosure: Option<String>,
+    trace: Option<bool>,
     #[serde(default)]
     limits: RawLimits,
     #[serde(default)]
@@ -289,6 +331,9 @@ struct RawServer {
     #[serde(default)]
     disabled: bool,
     require_approval: Option<String>,
+    call_timeout_seconds: Option<f64>,
+    #[serde(default)]
+    tool_timeouts: BTreeMap<String, f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -306,6 +351,8 @@ struct RawLimits {
     startup_timeout_seconds: Option<f64>,
     call_timeout_seconds: Option<f64>,
     max_message_bytes: Option<usize>,
+    max_output_bytes: Option<usize>,
+    sdk_budget_bytes: Option<usize>,
 }
 
 impl McpConfig {
@@ -333,9 +380,25 @@ impl McpConfig {
         };
         let mut servers = BTreeMap::new();
         let mut require_approval = BTreeMap::new();
+        let mut timeouts = BTreeMap::new();
         for (name, mut server) in raw_servers {
             if server.disabled {
                 continue;
+            }
+            let in_server =
+                |message: String| ConfigError::new(path, format!("mcpServers.{name}: {message}"));
+            let mut server_timeouts = ServerTimeouts {
+                server: optional_seconds("callTimeoutSeconds", server.call_timeout_seconds.take())
+                    .map_err(in_server)?,
+                tools: BTreeMap::new(),
+            };
+            for (tool, seconds) in std::mem::take(&mut server.tool_timeouts) {
+                let timeout =
+                    self::seconds(&format!("toolTimeouts.{tool}"), seconds).map_err(in_server)?;
+                server_timeouts.tools.insert(tool, timeout);
+            }
+            if server_timeouts != ServerTimeouts::default() {
+                timeouts.insert(name.clone(), server_timeouts);
             }
             if let Some(policy) = server.require_approval.take() {
                 let policy = policy.parse::<RequireApproval>().map_err(|message| {
@@ -362,13 +425,20 @@ impl McpConfig {
                 "\"mcpServers\" has no enabled server: add at least one",
             ));
         }
-        let limits = limits(raw.limits)
+        let mut limits = limits(raw.limits)
             .map_err(|message| ConfigError::new(path, format!("limits.{message}")))?;
+        limits.disclosure = raw
+            .disclosure
+            .map(|text| text.parse::<Disclosure>())
+            .transpose()
+            .map_err(|error| ConfigError::new(path, error.to_string()))?;
+        limits.trace = raw.trace;
         let http =
             HttpConfig::from_raw(raw.http).map_err(|message| ConfigError::new(path, message))?;
         Ok(Self {
             servers,
             require_approval,
+            timeouts,
             limits,
             http,
         })
@@ -470,7 +540,18 @@ fn limits(raw: RawLimits) -> Result<Limits, String> {
         startup_timeout: optional_seconds("startupTimeoutSeconds", raw.startup_timeout_seconds)?,
         call_timeout: optional_seconds("callTimeoutSeconds", raw.call_timeout_seconds)?,
         max_message_bytes: raw.max_message_bytes,
+        max_output_bytes: positive("maxOutputBytes", raw.max_output_bytes)?,
+        sdk_budget_bytes: raw.sdk_budget_bytes,
+        disclosure: None,
+        trace: None,
     })
+}
+
+fn positive(key: &str, value: Option<usize>) -> Result<Option<usize>, String> {
+    match value {
+        Some(0) => Err(format!("{key} must be positive (got 0)")),
+        other => Ok(other),
+    }
 }
 
 #[cfg(test)]

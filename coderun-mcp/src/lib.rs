@@ -43,7 +43,7 @@ pub mod shutdown;
 pub mod stdio;
 mod upstream;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,7 +54,9 @@ use serde_json::json;
 
 use coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
 
-pub use config::{ConfigError, HttpConfig, Limits, McpConfig, RequireApproval, ServerSpec};
+pub use config::{
+    ConfigError, HttpConfig, Limits, McpConfig, RequireApproval, ServerSpec, ServerTimeouts,
+};
 pub use error::ServeError;
 pub use http::{AuthToken, HttpListener, HttpOptions, Listen, serve_http};
 pub use process_group::ProcessGroups;
@@ -137,6 +139,8 @@ pub struct UpstreamSpec {
     pub prefixed: bool,
     /// Which of its tools need approval before a program's call runs.
     pub require_approval: RequireApproval,
+    /// Its call timeouts, over the limits' `call_timeout`.
+    pub timeouts: ServerTimeouts,
 }
 
 impl UpstreamSpec {
@@ -154,6 +158,7 @@ impl UpstreamSpec {
                     .get(name)
                     .copied()
                     .unwrap_or_default(),
+                timeouts: config.timeouts.get(name).cloned().unwrap_or_default(),
             })
             .collect()
     }
@@ -168,6 +173,9 @@ pub struct Gateway {
     upstreams: Vec<Upstream>,
     unavailable: Vec<String>,
     groups: ProcessGroups,
+    /// Each registered tool as its upstream listed it, by registered name.
+    listed: HashMap<String, rmcp::model::Tool>,
+    trace: bool,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -210,7 +218,17 @@ impl Gateway {
         .await;
 
         let mut registry = ToolRegistry::new();
-        registry.mode(mode).runtime(Arc::new(runtime));
+        registry
+            .mode(mode)
+            .runtime(Arc::new(runtime))
+            .disclosure(limits.disclosure.unwrap_or_default());
+        if let Some(bytes) = limits.max_output_bytes {
+            registry.max_output_bytes(bytes);
+        }
+        if let Some(bytes) = limits.sdk_budget_bytes {
+            registry.sdk_budget(bytes);
+        }
+        let mut listed_tools = HashMap::new();
         let mut started = Vec::new();
         let mut unavailable = Vec::new();
         let mut gated = HashSet::new();
@@ -224,7 +242,7 @@ impl Gateway {
                 }
             };
             let prefix = spec.prefixed.then_some(spec.name.as_str());
-            let tools = upstream.code_mode_tools(prefix, limits.call_timeout());
+            let tools = upstream.code_mode_tools(prefix, &spec.timeouts, limits.call_timeout());
             tracing::info!(
                 upstream = %spec.name,
                 "connected: {} tools",
@@ -233,6 +251,7 @@ impl Gateway {
             for (tool, listed) in tools.into_iter().zip(upstream.listed_tools()) {
                 let name = tool.name().to_owned();
                 let needs_approval = spec.require_approval.applies_to(listed);
+                listed_tools.insert(name.clone(), listed.clone());
                 if let Err(error) = registry.register(tool) {
                     let message = format!(
                         "upstream {:?}: its tool {name:?} is left out: {error}",
@@ -271,7 +290,19 @@ impl Gateway {
             upstreams: started,
             unavailable,
             groups: groups.clone(),
+            listed: listed_tools,
+            trace: limits.trace.unwrap_or(false),
         })
+    }
+
+    /// The tool registered as `name`, as its upstream listed it.
+    pub fn listed_tool(&self, name: &str) -> Option<&rmcp::model::Tool> {
+        self.listed.get(name)
+    }
+
+    /// Whether each run's trace is logged.
+    pub fn traces(&self) -> bool {
+        self.trace
     }
 
     /// The registry of every upstream tool.

@@ -59,6 +59,8 @@ struct Inner {
     calls: AtomicU64,
     /// Whether some tool needs approval (and `resume_code` is offered).
     approvals: bool,
+    /// Whether each run's trace is logged.
+    trace: bool,
 }
 
 impl std::fmt::Debug for CodeModeServer {
@@ -91,7 +93,17 @@ impl CodeModeServer {
                     // MCP requires an object schema; any other accepts anything.
                     _ => JsonObject::from_iter([("type".to_owned(), Value::from("object"))]),
                 };
-                rmcp::model::Tool::new(tool.name, description, schema)
+                // Mode both relists an upstream tool as its server listed
+                // it (title, output schema, annotations), under its name here.
+                let listed = gateway.listed_tool(&tool.name).cloned();
+                let mut wire = rmcp::model::Tool::new(tool.name, description, schema);
+                if let Some(listed) = listed {
+                    wire.title = listed.title;
+                    wire.output_schema = listed.output_schema;
+                    wire.annotations = listed.annotations;
+                    wire.icons = listed.icons;
+                }
+                wire
             })
             .collect();
         let approvals = !gateway.gated_tools().is_empty();
@@ -108,6 +120,7 @@ impl CodeModeServer {
                 tools,
                 calls: AtomicU64::new(0),
                 approvals,
+                trace: gateway.traces(),
             }),
         })
     }
@@ -147,6 +160,14 @@ impl CodeModeServer {
                 execution.await
             }
         };
+        if self.inner.trace
+            && let Some(trace) = &result.trace
+        {
+            match serde_json::to_string(trace) {
+                Ok(line) => tracing::info!(target: "coderun::trace", "{line}"),
+                Err(error) => tracing::warn!("the trace of {id} could not be written: {error}"),
+            }
+        }
         let text = result.text_content();
         let first_line = text.lines().next().unwrap_or_default();
         if result.is_error {
@@ -345,13 +366,41 @@ fn resume_code_schema() -> JsonObject {
     }
 }
 
+/// A result as MCP content: text as text, media as real image, audio and
+/// resource blocks, and the structured value (for `run_code`, within the
+/// output budget with the text).
 fn wire_result(result: ToolResult) -> CallToolResult {
+    use rmcp::model::{ContentBlock as Wire, ResourceContents};
     let content = result
         .content
         .iter()
         .map(|block| match block {
-            ContentBlock::Text { text } => rmcp::model::ContentBlock::text(text.clone()),
-            other => rmcp::model::ContentBlock::text(other.to_text()),
+            ContentBlock::Text { text } => Wire::text(text.clone()),
+            ContentBlock::Image { data, mime_type } => Wire::image(data.clone(), mime_type.clone()),
+            ContentBlock::Audio { data, mime_type } => Wire::audio(data.clone(), mime_type.clone()),
+            ContentBlock::Resource {
+                uri,
+                mime_type,
+                text: Some(text),
+                ..
+            } => Wire::resource(ResourceContents::TextResourceContents {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                text: text.clone(),
+                meta: None,
+            }),
+            ContentBlock::Resource {
+                uri,
+                mime_type,
+                blob: Some(blob),
+                ..
+            } => Wire::resource(ResourceContents::BlobResourceContents {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                blob: blob.clone(),
+                meta: None,
+            }),
+            other => Wire::text(other.to_text()),
         })
         .collect();
     let mut wire = if result.is_error {

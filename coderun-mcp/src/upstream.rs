@@ -17,7 +17,7 @@ use rmcp::{Peer, RoleClient, ServiceError, ServiceExt as _};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
-use super::config::ServerSpec;
+use super::config::{ServerSpec, ServerTimeouts};
 use super::jsonrpc::kind;
 use super::process_group::{ProcessGroups, TERMINATE_GRACE};
 
@@ -187,9 +187,15 @@ impl Upstream {
 
     /// Its tools as Code Mode tools: named `<prefix>_<tool>` (or as listed
     /// when `prefix` is `None`), with the upstream's description and
-    /// schemas; read-only tools (annotated `readOnlyHint`) may overlap.
-    /// Each call is forwarded with `call_timeout`.
-    pub fn code_mode_tools(&self, prefix: Option<&str>, call_timeout: Duration) -> Vec<Tool> {
+    /// schemas, in the upstream's group; read-only tools (annotated
+    /// `readOnlyHint`) may overlap. Each call is forwarded with its timeout
+    /// from `timeouts`, else `call_timeout`.
+    pub fn code_mode_tools(
+        &self,
+        prefix: Option<&str>,
+        timeouts: &ServerTimeouts,
+        call_timeout: Duration,
+    ) -> Vec<Tool> {
         self.tools
             .iter()
             .map(|listed| {
@@ -202,7 +208,7 @@ impl Upstream {
                     tool: listed.name.to_string(),
                     peer: self.service.peer().clone(),
                     stderr: self.stderr.clone(),
-                    call_timeout,
+                    call_timeout: timeouts.for_tool(&listed.name, call_timeout),
                     structured: listed.output_schema.is_some(),
                 };
                 let forward = Arc::new(forward);
@@ -214,7 +220,8 @@ impl Upstream {
                         let forward = Arc::clone(&forward);
                         async move { forward.call(args, ctx).await }
                     },
-                );
+                )
+                .group(self.name.clone());
                 if let Some(schema) = &listed.output_schema {
                     tool = tool.output_schema(Value::Object((**schema).clone()));
                 }
@@ -298,16 +305,11 @@ impl Forward {
     }
 
     /// The upstream's result as Code Mode's: its content blocks (text as
-    /// text, other kinds described), its error flag, and its structured
-    /// content when the tool declares an output schema.
+    /// text, images, audio and embedded resources as themselves, anything
+    /// else described), its error flag, and its structured content when the
+    /// tool declares an output schema.
     fn convert(&self, result: CallToolResult) -> ToolResult {
-        let content = result
-            .content
-            .iter()
-            .map(|block| ContentBlock::Text {
-                text: block_text(block),
-            })
-            .collect();
+        let content = result.content.iter().map(block).collect();
         let mut converted = ToolResult::text("");
         converted.content = content;
         converted.is_error = result.is_error.unwrap_or(false);
@@ -318,38 +320,66 @@ impl Forward {
     }
 }
 
-/// A content block as text: text as is, anything else described.
-fn block_text(block: &rmcp::model::ContentBlock) -> String {
+/// An upstream content block as Code Mode's.
+fn block(block: &rmcp::model::ContentBlock) -> ContentBlock {
     use rmcp::model::ContentBlock as Block;
+    use rmcp::model::ResourceContents as Contents;
     match block {
-        Block::Text(text) => text.text.clone(),
-        Block::Image(image) => format!(
-            "[image {}, {} bytes of base64]",
-            image.mime_type,
-            image.data.len()
-        ),
-        Block::Audio(audio) => format!(
-            "[audio {}, {} bytes of base64]",
-            audio.mime_type,
-            audio.data.len()
-        ),
+        Block::Text(text) => ContentBlock::Text {
+            text: text.text.clone(),
+        },
+        Block::Image(image) => ContentBlock::Image {
+            data: image.data.clone(),
+            mime_type: image.mime_type.clone(),
+        },
+        Block::Audio(audio) => ContentBlock::Audio {
+            data: audio.data.clone(),
+            mime_type: audio.mime_type.clone(),
+        },
         Block::Resource(embedded) => match &embedded.resource {
-            rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
-            rmcp::model::ResourceContents::BlobResourceContents { uri, blob, .. } => {
-                format!("[resource {uri}, {} bytes of base64]", blob.len())
-            }
+            Contents::TextResourceContents {
+                uri,
+                mime_type,
+                text,
+                ..
+            } => ContentBlock::Resource {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                text: Some(text.clone()),
+                blob: None,
+            },
+            Contents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => ContentBlock::Resource {
+                uri: uri.clone(),
+                mime_type: mime_type.clone(),
+                text: None,
+                blob: Some(blob.clone()),
+            },
             #[allow(
                 unreachable_patterns,
                 reason = "rmcp's ResourceContents is non-exhaustive across versions"
             )]
-            _ => "[resource]".to_owned(),
+            _ => ContentBlock::Text {
+                text: "[resource]".to_owned(),
+            },
         },
-        Block::ResourceLink(link) => format!("[resource link {}]", link.uri),
+        Block::ResourceLink(link) => ContentBlock::Resource {
+            uri: link.uri.clone(),
+            mime_type: link.mime_type.clone(),
+            text: None,
+            blob: None,
+        },
         #[allow(
             unreachable_patterns,
             reason = "rmcp adds content kinds in minor versions"
         )]
-        _ => "[content of a kind coderun does not render]".to_owned(),
+        _ => ContentBlock::Text {
+            text: "[content of a kind coderun does not render]".to_owned(),
+        },
     }
 }
 

@@ -22,6 +22,14 @@ pub enum MisuseError {
         /// The repeated name.
         global: String,
     },
+    /// The request's preamble spans more than one line.
+    #[error(
+        "the request's preamble must be one line of JavaScript (got a line terminator at byte {at})"
+    )]
+    PreambleNotOneLine {
+        /// The byte offset of the first line terminator.
+        at: usize,
+    },
     /// The record or continuation cannot be replayed or resumed here.
     #[error(transparent)]
     Durable(#[from] crate::durable::DurableError),

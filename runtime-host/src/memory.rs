@@ -128,6 +128,7 @@ impl Admission<'_> {
             allowance,
             held: allowance,
             created: 0,
+            peak: 0,
         }
     }
 }
@@ -143,6 +144,8 @@ pub(crate) struct MemoryLimiter {
     held: u64,
     /// Bytes the guest's memories were created with.
     created: u64,
+    /// The largest size a memory of the guest grew to.
+    peak: u64,
 }
 
 impl MemoryLimiter {
@@ -154,7 +157,13 @@ impl MemoryLimiter {
             allowance: 0,
             held: 0,
             created: 0,
+            peak: 0,
         }
+    }
+
+    /// The largest size, in bytes, a linear memory of the guest reached.
+    pub(crate) fn peak_bytes(&self) -> u64 {
+        self.peak
     }
 
     /// The bytes the guest's memories were created with.
@@ -200,6 +209,7 @@ impl ResourceLimiter for MemoryLimiter {
             }
             self.held += need;
         }
+        self.peak = self.peak.max(desired);
         Ok(true)
     }
 

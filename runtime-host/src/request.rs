@@ -30,6 +30,15 @@ pub struct CodeRunRequest {
     /// Whether the result carries the run's record (and whether a binding
     /// may interrupt it).
     pub record: bool,
+    /// JavaScript the runtime runs before the program, in the program's
+    /// function scope, on the script's first line: an embedder's adapter of
+    /// its bindings (Code Mode wraps `tools` with it), never text a model
+    /// wrote. One line: a line terminator in it is a misuse of the API. Its
+    /// positions are not the program's (an error thrown inside it names
+    /// `program.js:1:<column>`); the program's positions map as without it.
+    /// Declarations in it are visible to the program, so wrap them in a
+    /// block. By default there is none.
+    pub preamble: Option<String>,
     pub(crate) durable: Option<Durable>,
 }
 
@@ -54,6 +63,7 @@ impl CodeRunRequest {
             seed: None,
             clock: Clock::Real,
             record: false,
+            preamble: None,
             durable: None,
         }
     }
@@ -121,6 +131,12 @@ impl CodeRunRequest {
     /// value, logs, failure and fuel, every time.
     pub fn deterministic(self, seed: u64, epoch_ms: u64) -> Self {
         self.seed(seed).clock(Clock::Virtual { epoch_ms })
+    }
+
+    /// Sets the preamble (the `preamble` field).
+    pub fn preamble(mut self, preamble: impl Into<String>) -> Self {
+        self.preamble = Some(preamble.into());
+        self
     }
 
     /// Asks for the run's record in the result, and lets bindings

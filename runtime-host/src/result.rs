@@ -40,6 +40,9 @@ pub struct CodeRunResult {
     pub record: Option<Box<RunRecord>>,
     /// Fuel the guest consumed (0 when no guest was started).
     pub fuel_consumed: u64,
+    /// The largest size the guest's linear memory reached, in bytes (0 when
+    /// no guest was started).
+    pub peak_memory_bytes: u64,
 }
 
 impl CodeRunResult {
@@ -52,6 +55,7 @@ impl CodeRunResult {
             interrupted: None,
             record: None,
             fuel_consumed: 0,
+            peak_memory_bytes: 0,
         }
     }
 

@@ -87,7 +87,10 @@ pub(crate) struct FrontEndLimits {
 pub(crate) struct Transformed {
     /// The function expression the guest evaluates.
     pub(crate) script: String,
-    positions: Positions,
+    positions: Arc<Positions>,
+    /// Bytes on the script's first line before the program's first
+    /// character: the wrapper's head, and the request's preamble if any.
+    head: u32,
 }
 
 /// How positions in the script relate to the program as written.
@@ -266,9 +269,10 @@ fn transform_unguarded(source: &str) -> Result<Transformed, String> {
     script.push_str(WRAPPER_TAIL);
     Ok(Transformed {
         script,
-        positions: generated.map.map_or(Positions::Unmapped, |map| {
+        positions: Arc::new(generated.map.map_or(Positions::Unmapped, |map| {
             Positions::Mapped(Box::new(map.into_owned()))
-        }),
+        })),
+        head: WRAPPER_HEAD.len() as u32,
     })
 }
 

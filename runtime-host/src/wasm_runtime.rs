@@ -182,10 +182,17 @@ impl WasmCodeRuntime {
             seed,
             clock,
             record,
+            preamble,
             durable,
         } = request;
         if inner.disposed.load(Ordering::SeqCst) {
             return Err(MisuseError::Disposed);
+        }
+        if let Some(at) = preamble
+            .as_deref()
+            .and_then(|text| text.find(['\n', '\r', '\u{2028}', '\u{2029}']))
+        {
+            return Err(MisuseError::PreambleNotOneLine { at });
         }
         let mut session = Session::new(
             &inner.config,
@@ -232,7 +239,10 @@ impl WasmCodeRuntime {
             }
         };
         let transformed = match transformed {
-            Ok(transformed) => transformed,
+            Ok(transformed) => match &preamble {
+                Some(preamble) => Arc::new(transformed.with_preamble(preamble)),
+                None => transformed,
+            },
             Err(message) => return Ok(CodeRunResult::failed(failure::exception(message))),
         };
 
@@ -345,6 +355,7 @@ impl WasmCodeRuntime {
         result.interrupted = interrupted.map(Box::new);
         result.logs = state.logs.into_lines();
         result.fuel_consumed = fuel_consumed;
+        result.peak_memory_bytes = state.limiter.peak_bytes();
         Ok(result)
     }
 

@@ -208,7 +208,8 @@ fn sdk_prints_the_declarations_and_names_a_failed_upstream() {
         .expect("run coderun sdk");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stdout.starts_with("declare const tools: {\n"), "{stdout}");
+    assert!(stdout.contains("\ndeclare const tools: {\n"), "{stdout}");
+    assert!(stdout.contains("  $search(query: string"), "{stdout}");
     assert!(stdout.contains("  fixture_wait(args?: {"), "{stdout}");
     assert!(
         stderr.contains("coderun sdk: upstream \"broken\""),

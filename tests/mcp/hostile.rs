@@ -69,6 +69,10 @@ fn limit_flags() -> Vec<String> {
         LIMITS.max_value_bytes.to_string(),
         "--max-error-bytes".into(),
         LIMITS.max_error_bytes.to_string(),
+        // The runtime's own caps are what this suite checks: run_code's
+        // output budget (tested on its own) is set past them.
+        "--max-output-bytes".into(),
+        (64 * 1024 * 1024).to_string(),
     ]
 }
 

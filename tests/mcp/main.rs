@@ -5,6 +5,7 @@
 //! and raw HTTP requests where the wire format is what is tested.
 
 mod approval;
+mod catalog;
 mod cli;
 mod gateway;
 mod hostile;

@@ -300,12 +300,14 @@ async fn a_tool_named_proto_is_callable() {
         text_tool("__proto__", "proto works"),
         text_tool("constructor", "ctor"),
     ]);
-    let program =
-        "return [await tools.__proto__({}), await tools.constructor({}), typeof tools.toString];";
+    let program = "return [await tools.__proto__({}), await tools.constructor({}), \
+         await tools.toString().catch((e) => e.message)];";
     let result = run_code(&registry, program).await;
+    // A name no tool has is not inherited from Object.prototype: calling it
+    // rejects as an unknown tool.
     assert_eq!(
         returned(&result),
-        json!(["proto works", "ctor", "undefined"])
+        json!(["proto works", "ctor", "tools.toString is not a tool"])
     );
     assert_eq!(events.take()[0].name, "__proto__");
 }

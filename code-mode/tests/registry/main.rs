@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 mod abort;
 mod approval;
 mod bridge;
+mod catalog;
 mod display;
 mod identifiers;
 mod modes;

@@ -83,7 +83,10 @@ fn code_mode_offers_only_run_code_and_declares_every_other_tool() {
     );
     assert_eq!(assembly.tools[0].input_schema["required"], json!(["code"]));
     let sdk = assembly.sdk_section.expect("code mode has an SDK section");
-    assert!(sdk.contains("```ts\ndeclare const tools: {\n"), "{sdk}");
+    assert!(
+        sdk.contains("\ndeclare const tools: {\n  /** Find tools"),
+        "{sdk}"
+    );
     for declared in [
         "  append(args?: {",
         "  \"delete-note\"(args?: {",
@@ -99,7 +102,7 @@ fn code_mode_offers_only_run_code_and_declares_every_other_tool() {
     assert!(!sdk.contains("run_code("), "{sdk}");
     assert!(!sdk.contains("run_code\"("), "{sdk}");
     // Sorted by name.
-    let order: Vec<usize> = ["append(", "\"delete-note\"(", "search("]
+    let order: Vec<usize> = ["\n  append(", "\n  \"delete-note\"(", "\n  search("]
         .iter()
         .map(|m| sdk.find(m).unwrap())
         .collect();
@@ -218,7 +221,13 @@ fn a_tool_named_run_code_conflicts_with_code_mode_only() {
     let tools = || vec![text_tool(RUN_CODE, "mine")];
     assert!(registry(Mode::Native, tools()).assemble().is_ok());
     let error = registry(Mode::Code, tools()).assemble().unwrap_err();
-    assert_eq!(error, AssemblyError::ReservedName { mode: Mode::Code });
+    assert_eq!(
+        error,
+        AssemblyError::ReservedName {
+            mode: Mode::Code,
+            name: "run_code".into()
+        }
+    );
 }
 
 #[tokio::test]

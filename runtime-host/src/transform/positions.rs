@@ -4,6 +4,8 @@
 
 use crate::output::shorten;
 
+use std::sync::Arc;
+
 use super::{PROGRAM_FILE, Positions, SCRIPT_FILE, Transformed, WRAPPER_HEAD, WRAPPER_TAIL};
 
 /// The most characters of the offending line a syntax error shows before
@@ -59,14 +61,34 @@ impl Transformed {
         let lines = u32::try_from(source.split('\n').count()).unwrap_or(u32::MAX);
         Self {
             script,
-            positions: Positions::Verbatim(lines),
+            positions: Arc::new(Positions::Verbatim(lines)),
+            head: WRAPPER_HEAD.len() as u32,
+        }
+    }
+
+    /// This script with `preamble` (one line of JavaScript) run first, on
+    /// the first line after the wrapper's head; positions in the program
+    /// map as before, positions in the preamble are not the program's.
+    pub(crate) fn with_preamble(&self, preamble: &str) -> Self {
+        let head = WRAPPER_HEAD.len();
+        let mut script = String::with_capacity(self.script.len() + preamble.len() + 2);
+        script.push_str(&self.script[..head]);
+        script.push_str(preamble);
+        // A preamble that ends in an expression must not run into the
+        // program's first token.
+        script.push(';');
+        script.push_str(&self.script[head..]);
+        Self {
+            script,
+            positions: Arc::clone(&self.positions),
+            head: self.head.saturating_add(preamble.len() as u32 + 1),
         }
     }
 
     /// Rewrites every `program.js:L:C` in `text` to the matching
     /// `program.ts:L:C`. Positions with no mapping keep the generated ones.
     pub(crate) fn map_positions(&self, text: &str) -> String {
-        let table = match &self.positions {
+        let table = match &*self.positions {
             Positions::Unmapped => return text.to_owned(),
             Positions::Mapped(map) => Some(map.generate_lookup_table()),
             Positions::Verbatim(_) => None,
@@ -77,9 +99,9 @@ impl Transformed {
             let mut column = column.checked_sub(1)?;
             let line = line.checked_sub(1)?;
             if line == 0 {
-                column = column.checked_sub(WRAPPER_HEAD.len() as u32)?;
+                column = column.checked_sub(self.head)?;
             }
-            match (&self.positions, &table) {
+            match (&*self.positions, &table) {
                 (Positions::Mapped(map), Some(table)) => {
                     let token = map.lookup_token(table, line, column)?;
                     Some((token.get_src_line() + 1, token.get_src_col() + 1))

@@ -137,7 +137,7 @@ fn maps_positions_back() {
 
 fn is_verbatim(source: &str) -> bool {
     let out = transform(source).unwrap();
-    let verbatim = matches!(out.positions, Positions::Verbatim(_));
+    let verbatim = matches!(*out.positions, Positions::Verbatim(_));
     if verbatim {
         assert_eq!(out.script, format!("{WRAPPER_HEAD}{source}{WRAPPER_TAIL}"));
     }
@@ -209,7 +209,7 @@ fn typescript_syntax_is_never_run_as_written() {
 #[test]
 fn html_like_comments_go_through_the_transform() {
     let out = transform("let b = 2;\nreturn 1 <!--b").unwrap();
-    assert!(!matches!(out.positions, Positions::Verbatim(_)));
+    assert!(!matches!(*out.positions, Positions::Verbatim(_)));
 }
 
 #[test]
@@ -221,7 +221,7 @@ fn a_hashbang_line_becomes_a_comment_and_keeps_positions() {
         "{}",
         out.script
     );
-    assert!(matches!(out.positions, Positions::Verbatim(2)));
+    assert!(matches!(*out.positions, Positions::Verbatim(2)));
     let out = transform("#!/usr/bin/env node\nconst a: number = 1").unwrap();
     assert!(!out.script.contains("#!"), "{}", out.script);
 }
@@ -229,7 +229,7 @@ fn a_hashbang_line_becomes_a_comment_and_keeps_positions() {
 #[test]
 fn verbatim_positions_shift_only_on_the_first_line() {
     let out = transform("const a = 1;\nthrow new Error('x')").unwrap();
-    assert!(matches!(out.positions, Positions::Verbatim(2)));
+    assert!(matches!(*out.positions, Positions::Verbatim(2)));
     let head = WRAPPER_HEAD.len();
     assert_eq!(
         out.map_positions(&format!("at program.js:1:{} and program.js:2:1", head + 7)),
