@@ -38,6 +38,7 @@ mod error;
 pub mod http;
 mod jsonrpc;
 pub mod process_group;
+mod progress;
 mod server;
 pub mod shutdown;
 pub mod stdio;

@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use coderun_code_mode::{
-    AbortController, AbortSignal, Approval, ContentBlock, RUN_CODE, ToolCall, ToolRegistry,
-    ToolResult,
+    AbortController, AbortSignal, Approval, ContentBlock, DispatchEvent, RUN_CODE, ToolCall,
+    ToolRegistry, ToolResult,
 };
+use rmcp::model::ProgressToken;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
     ElicitResult, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
@@ -22,6 +23,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::progress::ProgressRoutes;
 use super::{Gateway, ServeError};
 
 const INSTRUCTIONS: &str = "coderun runs TypeScript programs that call this server's tools. \
@@ -61,6 +63,8 @@ struct Inner {
     approvals: bool,
     /// Whether each run's trace is logged.
     trace: bool,
+    /// Where each reporting call's tool calls are announced.
+    progress: Arc<ProgressRoutes>,
 }
 
 impl std::fmt::Debug for CodeModeServer {
@@ -114,13 +118,18 @@ impl CodeModeServer {
                 resume_code_schema(),
             ));
         }
+        let progress = Arc::new(ProgressRoutes::default());
+        let mut registry = gateway.registry().clone();
+        let routes = Arc::clone(&progress);
+        registry.event_sink(move |event: DispatchEvent| routes.route(&event));
         Ok(Self {
             inner: Arc::new(Inner {
-                registry: gateway.registry().clone(),
+                registry,
                 tools,
                 calls: AtomicU64::new(0),
                 approvals,
                 trace: gateway.traces(),
+                progress,
             }),
         })
     }
@@ -132,15 +141,18 @@ impl CodeModeServer {
 
     /// Executes one call through the registry; the client's cancellation
     /// (`cancelled`) aborts it, and the call still runs to its end (a
-    /// program ends as `abort`, its upstream calls are cancelled).
+    /// program ends as `abort`, its upstream calls are cancelled). With a
+    /// progress token, its progress is reported meanwhile (see `progress.rs`).
     async fn execute(
         &self,
         request: CallToolRequestParams,
         cancelled: CancellationToken,
         asking: Asking<'_>,
+        progress: Option<(ProgressToken, Peer<RoleServer>)>,
     ) -> ToolResult {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
+        let _reporting = progress.map(|(token, peer)| self.inner.progress.report(&id, token, peer));
         let name = request.name.to_string();
         let controller = AbortController::new();
         let signal = controller.signal();
@@ -463,7 +475,13 @@ impl ServerHandler for CodeModeServer {
             (true, true) => Asking::Retry,
             (true, false) => Asking::Request(&context.peer),
         };
-        let result = self.execute(request, context.ct.clone(), asking).await;
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| (token, context.peer.clone()));
+        let result = self
+            .execute(request, context.ct.clone(), asking, progress)
+            .await;
         if let Asking::Retry = asking
             && let Some((id, question)) = paused(&result)
         {

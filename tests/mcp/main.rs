@@ -11,6 +11,7 @@ mod gateway;
 mod hostile;
 mod http;
 mod jsonrpc;
+mod progress;
 mod shutdown;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,86 @@
+//! Progress notifications: a `tools/call` with a progress token hears of
+//! every tool call its program makes and, while it runs, of the time
+//! passing, so a client that resets its timeout on progress keeps waiting.
+
+use rmcp::ClientHandler;
+use rmcp::model::{NumberOrString, ProgressNotificationParam, ProgressToken, RequestMetaObject};
+use rmcp::service::NotificationContext;
+
+use super::*;
+
+/// A client that keeps every progress notification it gets.
+#[derive(Clone, Default)]
+struct Listener {
+    heard: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.heard.lock().expect("not poisoned").push(params);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_program_reports_its_calls_and_the_time_passing() {
+    let workspace = Workspace::new();
+    let config = workspace.write_config(&workspace.npm_config());
+    let listener = Listener::default();
+    let mut command = coderun_command();
+    command
+        .arg("mcp")
+        .arg("--config")
+        .arg(&config)
+        .kill_on_drop(true);
+    let transport = TokioChildProcess::new(command).expect("spawn coderun mcp");
+    let client = listener.clone().serve(transport).await.expect("connects");
+
+    let root = serde_json::to_string(&workspace.files().display().to_string()).expect("a string");
+    let program = format!(
+        "for (let i = 0; i < 3; i++) await tools.filesystem_list_directory({{ path: {root} }});
+         await new Promise((r) => setTimeout(r, 5500));
+         return 'done';"
+    );
+    let mut arguments = JsonObject::new();
+    arguments.insert("code".to_owned(), Value::from(program));
+    let mut meta = RequestMetaObject::default();
+    meta.set_progress_token(ProgressToken(NumberOrString::String("run-1".into())));
+    let mut params = CallToolRequestParams::new("run_code").with_arguments(arguments);
+    params.meta = Some(meta);
+    let result = client.peer().call_tool(params).await.expect("tools/call");
+    assert_eq!(
+        result.structured_content.as_ref().expect("structured")["value"],
+        "done"
+    );
+
+    let heard = listener.heard.lock().expect("not poisoned").clone();
+    let messages: Vec<&str> = heard.iter().filter_map(|p| p.message.as_deref()).collect();
+    assert_eq!(
+        messages
+            .iter()
+            .filter(|m| **m == "tools.filesystem_list_directory done")
+            .count(),
+        3,
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.starts_with("running for 5 s")),
+        "{messages:?}"
+    );
+    // rmcp's client puts a token of its own on the request; all carry it.
+    assert!(
+        heard
+            .iter()
+            .all(|p| p.progress_token == heard[0].progress_token),
+        "{heard:?}"
+    );
+    let progress: Vec<f64> = heard.iter().map(|p| p.progress).collect();
+    assert!(
+        progress.windows(2).all(|w| w[0] < w[1]),
+        "progress increases: {progress:?}"
+    );
+    client.cancel().await.ok();
+}
