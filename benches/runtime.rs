@@ -262,8 +262,11 @@ fn durable(c: &mut Criterion) {
     );
     let dir = target.join("criterion/durable_100_calls");
     std::fs::create_dir_all(&dir).expect("criterion's directory");
-    std::fs::write(dir.join("continuation_bytes"), continuation_bytes.to_string())
-        .expect("writes the size");
+    std::fs::write(
+        dir.join("continuation_bytes"),
+        continuation_bytes.to_string(),
+    )
+    .expect("writes the size");
     let mut group = c.benchmark_group("durable_100_calls");
     group.bench_function("live_recorded", |b| {
         b.to_async(&rt).iter(|| async {

@@ -170,7 +170,10 @@ fn report(mut result: CodeRunResult, record_file: Option<&Path>) -> anyhow::Resu
     let mut printed = serde_json::to_value(&result)?;
     if let Some(file) = record_file {
         let (what, json) = match &result.interrupted {
-            Some(interrupted) => ("continuation", serde_json::to_string(&interrupted.continuation)?),
+            Some(interrupted) => (
+                "continuation",
+                serde_json::to_string(&interrupted.continuation)?,
+            ),
             // A run that ended before its program started has none.
             None => match &record {
                 Some(record) => ("record", serde_json::to_string(record)?),
@@ -180,11 +183,17 @@ fn report(mut result: CodeRunResult, record_file: Option<&Path>) -> anyhow::Resu
         if !what.is_empty() {
             std::fs::write(file, json).with_context(|| format!("writing {}", file.display()))?;
             if let Value::Object(map) = &mut printed {
-                map.insert(format!("{what}_file"), Value::from(file.display().to_string()));
+                map.insert(
+                    format!("{what}_file"),
+                    Value::from(file.display().to_string()),
+                );
             }
         }
     }
-    if let Some(interrupted) = printed.get_mut("interrupted").and_then(Value::as_object_mut) {
+    if let Some(interrupted) = printed
+        .get_mut("interrupted")
+        .and_then(Value::as_object_mut)
+    {
         interrupted.remove("continuation");
     }
     print_stdout(&serde_json::to_string_pretty(&printed)?)?;

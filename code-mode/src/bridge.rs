@@ -146,9 +146,7 @@ where
         Ok(request) => request,
         Err(message) => return ToolResult::error(message),
     };
-    let request = request
-        .binding(run.namespace())
-        .signal(run.signal.clone());
+    let request = request.binding(run.namespace()).signal(run.signal.clone());
     let execution = runtime.run(request);
     tokio::pin!(execution);
     let outcome = tokio::select! {
@@ -164,13 +162,10 @@ where
     drop(settle);
     match outcome {
         Ok(mut result) => {
-            let paused = result
-                .interrupted
-                .take()
-                .map(|interrupted| {
-                    let id = registry.pause(call_id, interrupted.continuation);
-                    (id, interrupted.call, interrupted.payload)
-                });
+            let paused = result.interrupted.take().map(|interrupted| {
+                let id = registry.pause(call_id, interrupted.continuation);
+                (id, interrupted.call, interrupted.payload)
+            });
             tool_result(Ok(result), paused)
         }
         Err(misuse) => tool_result(Err(misuse), None),
@@ -536,13 +531,13 @@ mod tests {
     fn a_failure_keeps_its_kind_and_logs() {
         let result = tool_result(
             Ok(CodeRunResult {
-            value: None,
-            value_display: None,
-            logs: vec![LogLine::new(LogLevel::Warn, "step 1")],
-            error: Some(failure(FailureKind::Exception, "Error: boom")),
-            fuel_consumed: 1,
-            ..CodeRunResult::default()
-        }),
+                value: None,
+                value_display: None,
+                logs: vec![LogLine::new(LogLevel::Warn, "step 1")],
+                error: Some(failure(FailureKind::Exception, "Error: boom")),
+                fuel_consumed: 1,
+                ..CodeRunResult::default()
+            }),
             None,
         );
         assert!(result.is_error);
@@ -564,13 +559,13 @@ mod tests {
     fn a_success_is_the_logs_then_the_value_as_the_guest_displayed_it() {
         let result = tool_result(
             Ok(CodeRunResult {
-            value: Some(json!({"a": [1, 2]})),
-            value_display: Some("{ a: [ 1, 2 ] }".into()),
-            logs: vec![LogLine::new(LogLevel::Log, "hi")],
-            error: None,
-            fuel_consumed: 1,
-            ..CodeRunResult::default()
-        }),
+                value: Some(json!({"a": [1, 2]})),
+                value_display: Some("{ a: [ 1, 2 ] }".into()),
+                logs: vec![LogLine::new(LogLevel::Log, "hi")],
+                error: None,
+                fuel_consumed: 1,
+                ..CodeRunResult::default()
+            }),
             None,
         );
         assert!(!result.is_error);

@@ -5,8 +5,8 @@
 //! top of it.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher as _, Hasher as _, RandomState};
 use std::future::Future;
+use std::hash::{BuildHasher as _, Hasher as _, RandomState};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -325,9 +325,12 @@ impl ToolRegistry {
             }
             Dispatch::Done(result)
         };
-        AssertUnwindSafe(run).catch_unwind().await.unwrap_or_else(|_| {
-            Dispatch::Done(ToolResult::error(format!("tool {name:?} panicked")))
-        })
+        AssertUnwindSafe(run)
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| {
+                Dispatch::Done(ToolResult::error(format!("tool {name:?} panicked")))
+            })
     }
 
     /// Whether a call can pause a `run_code` program (only a pre-execute

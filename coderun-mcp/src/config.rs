@@ -339,7 +339,10 @@ impl McpConfig {
             }
             if let Some(policy) = server.require_approval.take() {
                 let policy = policy.parse::<RequireApproval>().map_err(|message| {
-                    ConfigError::new(path, format!("mcpServers.{name}: \"requireApproval\" {message}"))
+                    ConfigError::new(
+                        path,
+                        format!("mcpServers.{name}: \"requireApproval\" {message}"),
+                    )
                 })?;
                 if policy != RequireApproval::Never {
                     require_approval.insert(name.clone(), policy);

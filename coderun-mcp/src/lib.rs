@@ -49,8 +49,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coderun_code_mode::{HookDecision, Mode, ToolCall, ToolRegistry};
-use serde_json::json;
 use futures::future::join_all;
+use serde_json::json;
 
 use coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
 
@@ -248,7 +248,10 @@ impl Gateway {
         }
         let gated = Arc::new(gated);
         if !gated.is_empty() {
-            tracing::info!("{} tools need approval before a program's call runs", gated.len());
+            tracing::info!(
+                "{} tools need approval before a program's call runs",
+                gated.len()
+            );
             let hook_gated = Arc::clone(&gated);
             registry.on_pre_execute(move |call: &ToolCall| {
                 let decision = if hook_gated.contains(&call.name) {

@@ -183,7 +183,11 @@ impl CodeModeServer {
                     "the client's answer had no \"{APPROVAL_INPUT}\" elicitation result"
                 )),
             };
-            return self.inner.registry.resume(id, paused, approval, signal).await;
+            return self
+                .inner
+                .registry
+                .resume(id, paused, approval, signal)
+                .await;
         }
         if self.inner.approvals && request.name == RESUME_CODE {
             return self.resume(id, &arguments, signal).await;
@@ -266,7 +270,10 @@ impl CodeModeServer {
 fn paused(result: &ToolResult) -> Option<(String, String)> {
     let paused = result.structured.as_ref()?.get("paused")?;
     let id = paused.get("id")?.as_str()?.to_owned();
-    let call = paused.get("call").and_then(Value::as_str).unwrap_or("a tool");
+    let call = paused
+        .get("call")
+        .and_then(Value::as_str)
+        .unwrap_or("a tool");
     let payload = paused.get("payload").cloned().unwrap_or(Value::Null);
     let arguments = payload.get("arguments").unwrap_or(&payload);
     let question = format!(
@@ -416,10 +423,8 @@ impl ServerHandler for CodeModeServer {
                 message: question,
                 requested_schema: approval_schema(),
             });
-            let requests = InputRequests::from([(
-                APPROVAL_INPUT.to_owned(),
-                InputRequest::Elicitation(ask),
-            )]);
+            let requests =
+                InputRequests::from([(APPROVAL_INPUT.to_owned(), InputRequest::Elicitation(ask))]);
             return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
                 Some(requests),
                 Some(id),

@@ -141,7 +141,11 @@ impl Calls {
             Ok(value) => {
                 let json = value.to_string();
                 let bytes = json.len();
-                (Settled::Value(json), recording.then_some(CallOutcome::Ok(value)), bytes)
+                (
+                    Settled::Value(json),
+                    recording.then_some(CallOutcome::Ok(value)),
+                    bytes,
+                )
             }
             Err(error) => match error.interrupt_payload() {
                 Some(payload) if recording => {
@@ -162,8 +166,11 @@ impl Calls {
                     0,
                 ),
                 None => {
-                    let message =
-                        output::cap(error.message().to_owned(), Output::Error, self.max_error_bytes);
+                    let message = output::cap(
+                        error.message().to_owned(),
+                        Output::Error,
+                        self.max_error_bytes,
+                    );
                     let bytes = message.len();
                     let recorded = recording.then(|| CallOutcome::Error(message.clone()));
                     (Settled::Error(message), recorded, bytes)
@@ -295,13 +302,14 @@ impl Host for RunState {
         // A panicking binding is a host bug, but it must not leave the
         // program waiting forever or take the run down with it.
         let panicked = || Err("the binding panicked".into());
-        let mut call = match std::panic::catch_unwind(AssertUnwindSafe(|| binding.function.call(args))) {
-            Ok(call) => AssertUnwindSafe(call)
-                .catch_unwind()
-                .map(move |result| result.unwrap_or_else(|_| panicked()))
-                .boxed(),
-            Err(_) => futures::future::ready(panicked()).boxed(),
-        };
+        let mut call =
+            match std::panic::catch_unwind(AssertUnwindSafe(|| binding.function.call(args))) {
+                Ok(call) => AssertUnwindSafe(call)
+                    .catch_unwind()
+                    .map(move |result| result.unwrap_or_else(|_| panicked()))
+                    .boxed(),
+                Err(_) => futures::future::ready(panicked()).boxed(),
+            };
         // Poll once here: a binding that is ready at once (a cache hit, a
         // pure computation) settles without a task, a channel or a wake-up.
         // The no-op waker is sound because a pending call is spawned, and
@@ -321,7 +329,10 @@ impl Host for RunState {
         Ok(Ok(id))
     }
 
-    async fn wait_settled(&mut self, timeout_ms: Option<u64>) -> wasmtime::Result<Option<SettledCall>> {
+    async fn wait_settled(
+        &mut self,
+        timeout_ms: Option<u64>,
+    ) -> wasmtime::Result<Option<SettledCall>> {
         let calls = &mut self.calls;
         loop {
             if let Some(id) = calls.next_ready() {
@@ -338,7 +349,9 @@ impl Host for RunState {
                                 .into(),
                         }
                         .into(),
-                        None => ProtocolViolation("wait-settled with no call in flight".into()).into(),
+                        None => {
+                            ProtocolViolation("wait-settled with no call in flight".into()).into()
+                        }
                     });
                 };
                 calls.clock.wait(ms).await;

@@ -168,7 +168,9 @@ pub struct Continuation {
 #[non_exhaustive]
 pub enum DurableError {
     /// Not a format or version this runtime reads.
-    #[error("{what} is format {format:?} version {version}; this runtime reads {expected:?} version {FORMAT_VERSION}")]
+    #[error(
+        "{what} is format {format:?} version {version}; this runtime reads {expected:?} version {FORMAT_VERSION}"
+    )]
     Format {
         /// `the record` or `the continuation`.
         what: &'static str,
@@ -211,7 +213,9 @@ pub enum DurableError {
         step: u64,
     },
     /// The runtime holds a key and the continuation has no valid signature.
-    #[error("the continuation's signature is {0}: it was not issued by this host's key, or was altered")]
+    #[error(
+        "the continuation's signature is {0}: it was not issued by this host's key, or was altered"
+    )]
     BadSignature(&'static str),
     /// Not JSON of the format, or nested too deeply.
     #[error("{what} cannot be read: {reason}")]

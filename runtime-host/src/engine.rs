@@ -6,14 +6,14 @@
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
+use crate::clock::{Clock, RunClock};
 use crate::compile_cache;
 use crate::config::RuntimeConfig;
+use crate::durable::Ledger;
 use crate::epoch::EpochTicker;
 use crate::error::RuntimeError;
 use crate::guest::{Guest, GuestPre};
 use crate::memory::{MAX_TABLE_ELEMENTS, MemoryLimiter};
-use crate::clock::{Clock, RunClock};
-use crate::durable::Ledger;
 use crate::store::RunState;
 
 /// The wasm stack the guest may use. QuickJS's own depth check (on the C

@@ -334,8 +334,13 @@ impl WasmCodeRuntime {
                 Err(divergence) => CodeRunResult::failed(failure::diverged(&divergence)),
             },
         };
-        let (record, interrupted) =
-            session.finish(&inner.config, program, recorded_bindings, ledger, interruption);
+        let (record, interrupted) = session.finish(
+            &inner.config,
+            program,
+            recorded_bindings,
+            ledger,
+            interruption,
+        );
         result.record = record.map(Box::new);
         result.interrupted = interrupted.map(Box::new);
         result.logs = state.logs.into_lines();

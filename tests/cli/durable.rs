@@ -54,9 +54,25 @@ fn a_recorded_deterministic_run_replays_identically_and_an_edit_diverges() {
     assert_eq!(replayed["fuel_consumed"], first["fuel_consumed"]);
 
     // The same seed in a fresh run gives the same randomness; another seed does not.
-    let (_, again) = coderun_json(&["run", &program, "--deterministic", "--seed", "7", "--epoch", "1735689600000"]);
+    let (_, again) = coderun_json(&[
+        "run",
+        &program,
+        "--deterministic",
+        "--seed",
+        "7",
+        "--epoch",
+        "1735689600000",
+    ]);
     assert_eq!(again["value"], first["value"]);
-    let (_, other) = coderun_json(&["run", &program, "--deterministic", "--seed", "8", "--epoch", "1735689600000"]);
+    let (_, other) = coderun_json(&[
+        "run",
+        &program,
+        "--deterministic",
+        "--seed",
+        "8",
+        "--epoch",
+        "1735689600000",
+    ]);
     assert_ne!(other["value"]["roll"], first["value"]["roll"]);
 
     let edited = write(dir.path(), "edited.ts", &SUMMED.replace("b: i", "b: i * 2"));
@@ -83,9 +99,15 @@ fn an_interrupted_run_exits_3_and_resumes_in_another_process() {
     let paused = dir.path().join("paused.json").display().to_string();
     let (code, first) = coderun_json(&["run", &program, "--record", &paused]);
     assert_eq!(code, Some(3), "{first}");
-    assert_eq!(first["interrupted"]["payload"], json!({"confirm": "delete 3 files?"}));
+    assert_eq!(
+        first["interrupted"]["payload"],
+        json!({"confirm": "delete 3 files?"})
+    );
     assert_eq!(first["interrupted"]["call"], "demo.confirm");
-    assert!(first["interrupted"].get("continuation").is_none(), "it goes to its file");
+    assert!(
+        first["interrupted"].get("continuation").is_none(),
+        "it goes to its file"
+    );
     assert_eq!(first["continuation_file"], Value::from(paused.clone()));
 
     let (code, approved) = coderun_json(&["resume", &paused, "--answer", "\"yes\""]);
@@ -101,13 +123,35 @@ fn an_interrupted_run_exits_3_and_resumes_in_another_process() {
 fn bad_durable_input_is_a_usage_error_with_a_message() {
     let dir = tempfile::tempdir().unwrap();
     let program = write(dir.path(), "p.ts", "return 1");
-    let not_json = write(dir.path(), "bad.json", "{\"format\": \"coderun.run-record\"");
+    let not_json = write(
+        dir.path(),
+        "bad.json",
+        "{\"format\": \"coderun.run-record\"",
+    );
     for (args, needle) in [
-        (vec!["run", program.as_str(), "--deterministic", "--epoch", "yesterday"], "--epoch \"yesterday\""),
-        (vec!["run", program.as_str(), "--epoch", "0"], "--deterministic"),
+        (
+            vec![
+                "run",
+                program.as_str(),
+                "--deterministic",
+                "--epoch",
+                "yesterday",
+            ],
+            "--epoch \"yesterday\"",
+        ),
+        (
+            vec!["run", program.as_str(), "--epoch", "0"],
+            "--deterministic",
+        ),
         (vec!["replay", not_json.as_str()], "bad.json"),
-        (vec!["resume", not_json.as_str(), "--answer", "1"], "bad.json"),
-        (vec!["resume", program.as_str(), "--answer", "not json"], "p.ts"),
+        (
+            vec!["resume", not_json.as_str(), "--answer", "1"],
+            "bad.json",
+        ),
+        (
+            vec!["resume", program.as_str(), "--answer", "not json"],
+            "p.ts",
+        ),
     ] {
         let output = coderun().args(&args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}");

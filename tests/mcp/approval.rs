@@ -100,15 +100,27 @@ async fn without_elicitation_the_paused_run_is_answered_with_resume_code() {
     let workspace = Workspace::new();
     let client = connect((), &approval_config(&workspace)).await;
     let tools = client.peer().list_all_tools().await.expect("tools/list");
-    assert!(tools.iter().any(|tool| tool.name == "resume_code"), "resume_code is offered");
+    assert!(
+        tools.iter().any(|tool| tool.name == "resume_code"),
+        "resume_code is offered"
+    );
 
-    let paused = call(&client, "run_code", json!({"code": program(&workspace.files())})).await;
+    let paused = call(
+        &client,
+        "run_code",
+        json!({"code": program(&workspace.files())}),
+    )
+    .await;
     let text = text(&paused);
     assert!(
         text.starts_with("listed\npaused: tools.filesystem_write_file needs approval: "),
         "{text}"
     );
-    assert_eq!(written(&workspace), None, "nothing is written before approval");
+    assert_eq!(
+        written(&workspace),
+        None,
+        "nothing is written before approval"
+    );
     let id = paused.structured_content.as_ref().unwrap()["paused"]["id"]
         .as_str()
         .expect("the paused run's id")
@@ -116,12 +128,20 @@ async fn without_elicitation_the_paused_run_is_answered_with_resume_code() {
 
     let done = call(&client, "resume_code", json!({"id": id, "approve": true})).await;
     assert_eq!(done.is_error, Some(false), "{}", super::text(&done));
-    assert_eq!(done.structured_content.as_ref().unwrap()["value"], "written");
+    assert_eq!(
+        done.structured_content.as_ref().unwrap()["value"],
+        "written"
+    );
     assert_eq!(written(&workspace).as_deref(), Some("yes"));
 
     // A rejection reaches the program's catch path.
     std::fs::remove_file(workspace.files().join("approved.txt")).unwrap();
-    let paused = call(&client, "run_code", json!({"code": program(&workspace.files())})).await;
+    let paused = call(
+        &client,
+        "run_code",
+        json!({"code": program(&workspace.files())}),
+    )
+    .await;
     let id = paused.structured_content.as_ref().unwrap()["paused"]["id"].clone();
     let kept = call(
         &client,
@@ -137,7 +157,10 @@ async fn without_elicitation_the_paused_run_is_answered_with_resume_code() {
     client.cancel().await.ok();
 }
 
-async fn ask_through(protocol: ProtocolVersion, approve: bool) -> (CallToolResult, Vec<String>, Workspace) {
+async fn ask_through(
+    protocol: ProtocolVersion,
+    approve: bool,
+) -> (CallToolResult, Vec<String>, Workspace) {
     let workspace = Workspace::new();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let approver = Approver {
@@ -146,7 +169,12 @@ async fn ask_through(protocol: ProtocolVersion, approve: bool) -> (CallToolResul
         asked: Arc::clone(&asked),
     };
     let client = connect(approver, &approval_config(&workspace)).await;
-    let result = call(&client, "run_code", json!({"code": program(&workspace.files())})).await;
+    let result = call(
+        &client,
+        "run_code",
+        json!({"code": program(&workspace.files())}),
+    )
+    .await;
     client.cancel().await.ok();
     let asked = asked.lock().expect("not poisoned").clone();
     (result, asked, workspace)
@@ -156,7 +184,10 @@ async fn ask_through(protocol: ProtocolVersion, approve: bool) -> (CallToolResul
 async fn a_client_on_the_latest_protocol_is_asked_by_an_input_required_result() {
     let (result, asked, workspace) = ask_through(ProtocolVersion::LATEST, true).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
-    assert_eq!(result.structured_content.as_ref().unwrap()["value"], "written");
+    assert_eq!(
+        result.structured_content.as_ref().unwrap()["value"],
+        "written"
+    );
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(
         asked[0].starts_with("A program wants to call tools.filesystem_write_file with "),

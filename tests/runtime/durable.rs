@@ -35,9 +35,10 @@ const NONDETERMINISTIC: &str = "
 fn slow_tools() -> CodeBindingNamespace {
     CodeBindingNamespace::new("tools").function("slow", |args| async move {
         let n = args["n"].as_u64().unwrap_or(1);
-        let jitter = u64::from(std::process::id() % 3) + (std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::from(d.subsec_nanos() % 7)));
+        let jitter = u64::from(std::process::id() % 3)
+            + (std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::from(d.subsec_nanos() % 7)));
         tokio::time::sleep(Duration::from_millis(n * (2 + jitter))).await;
         Ok(json!(n))
     })
@@ -59,7 +60,11 @@ async fn deterministic_runs_are_identical_and_the_seed_decides_the_randomness() 
     let value = first.value.clone().expect("a value");
     assert_eq!(value["start"], json!(EPOCH_MS));
     assert_eq!(value["stamp"], json!("2025-06-15T15:06:40.000Z"));
-    assert_eq!(value["order"], json!([3, 1, 2]), "start order on a virtual clock");
+    assert_eq!(
+        value["order"],
+        json!([3, 1, 2]),
+        "start order on a virtual clock"
+    );
     assert!(value["elapsed"].as_u64().is_some_and(|ms| ms >= 1500));
     for _ in 0..99 {
         let again = run(7).await;
@@ -118,7 +123,13 @@ const TWENTY_CALLS: &str = "
 /// returns what it printed after `RESULT ` on the last line that has it.
 fn in_child(name: &str, env: &[(&str, String)]) -> Value {
     let output = Command::new(std::env::current_exe().expect("the test binary"))
-        .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .expect("the child runs");
@@ -220,18 +231,31 @@ async fn a_replay_of_an_edited_program_names_the_step_that_diverged() {
     .await;
     let record = *result.record.expect("a record");
     let mut request = CodeRunRequest::replay(record.clone());
-    request.program = TWENTY_CALLS.replace("tools.step({ i })", "tools.step({ i: i === 7 ? 70 : i })");
+    request.program =
+        TWENTY_CALLS.replace("tools.step({ i })", "tools.step({ i: i === 7 ? 70 : i })");
     let replayed = run_request(request).await;
     assert_failure(&replayed, FailureKind::Diverged, "at call 8");
     assert_failure(&replayed, FailureKind::Diverged, "{\"i\":70}");
-    assert_eq!(calls.load(Ordering::SeqCst), 20, "a replay calls no binding");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        20,
+        "a replay calls no binding"
+    );
 
     let mut shorter = CodeRunRequest::replay(record.clone());
     shorter.program = TWENTY_CALLS.replace("i < 20", "i < 19");
-    assert_failure(&run_request(shorter).await, FailureKind::Diverged, "record has 20");
+    assert_failure(
+        &run_request(shorter).await,
+        FailureKind::Diverged,
+        "record has 20",
+    );
     let mut longer = CodeRunRequest::replay(record);
     longer.program = TWENTY_CALLS.replace("i < 20", "i < 21");
-    assert_failure(&run_request(longer).await, FailureKind::Diverged, "only 20 call(s)");
+    assert_failure(
+        &run_request(longer).await,
+        FailureKind::Diverged,
+        "only 20 call(s)",
+    );
 }
 
 /// The approval scenario's tools, counting their calls.
@@ -244,7 +268,11 @@ struct FileTools {
 
 impl FileTools {
     fn namespace(&self) -> CodeBindingNamespace {
-        let (listed, deleted, asked) = (self.listed.clone(), self.deleted.clone(), self.asked.clone());
+        let (listed, deleted, asked) = (
+            self.listed.clone(),
+            self.deleted.clone(),
+            self.asked.clone(),
+        );
         CodeBindingNamespace::new("tools")
             .function("list_files", move |_| {
                 listed.fetch_add(1, Ordering::SeqCst);
@@ -252,9 +280,7 @@ impl FileTools {
             })
             .function("approve", move |args| {
                 asked.fetch_add(1, Ordering::SeqCst);
-                async move {
-                    Err(BindingError::interrupt(json!({ "approval needed": args })))
-                }
+                async move { Err(BindingError::interrupt(json!({ "approval needed": args }))) }
             })
             .function("delete_file", move |args| {
                 deleted.fetch_add(1, Ordering::SeqCst);
@@ -286,7 +312,12 @@ const CLEANUP: &str = "
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupted_run_resumes_in_another_process_without_calling_again() {
     let tools = FileTools::default();
-    let result = run_request(CodeRunRequest::new(CLEANUP).binding(tools.namespace()).record(true)).await;
+    let result = run_request(
+        CodeRunRequest::new(CLEANUP)
+            .binding(tools.namespace())
+            .record(true),
+    )
+    .await;
     let interrupted = result.interrupted.as_deref().expect("interrupted");
     assert!(result.error.is_none() && result.value.is_none());
     assert_eq!(interrupted.call, "tools.approve");
@@ -295,7 +326,10 @@ async fn an_interrupted_run_resumes_in_another_process_without_calling_again() {
         interrupted.payload,
         json!({"approval needed": {"action": "delete", "files": ["a.tmp", "b.tmp", "c.tmp"]}})
     );
-    assert_eq!(tools.counts(), json!({"listed": 1, "asked": 1, "deleted": 0}));
+    assert_eq!(
+        tools.counts(),
+        json!({"listed": 1, "asked": 1, "deleted": 0})
+    );
     let path = temp_file(
         "continuation",
         &serde_json::to_string(&interrupted.continuation).expect("JSON"),
@@ -304,17 +338,32 @@ async fn an_interrupted_run_resumes_in_another_process_without_calling_again() {
 
     let approved = in_child(
         "durable::child_resumes_a_continuation",
-        &[("CODERUN_TEST_CONTINUATION", path.clone()), ("CODERUN_TEST_ANSWER", "ok".into())],
+        &[
+            ("CODERUN_TEST_CONTINUATION", path.clone()),
+            ("CODERUN_TEST_ANSWER", "ok".into()),
+        ],
     );
-    assert_eq!(approved["counts"], json!({"listed": 0, "asked": 0, "deleted": 3}));
+    assert_eq!(
+        approved["counts"],
+        json!({"listed": 0, "asked": 0, "deleted": 3})
+    );
     assert_eq!(approved["value"], json!({"deleted": 3, "kept": 2}));
 
     let refused = in_child(
         "durable::child_resumes_a_continuation",
-        &[("CODERUN_TEST_CONTINUATION", path), ("CODERUN_TEST_ANSWER", "refuse".into())],
+        &[
+            ("CODERUN_TEST_CONTINUATION", path),
+            ("CODERUN_TEST_ANSWER", "refuse".into()),
+        ],
     );
-    assert_eq!(refused["counts"], json!({"listed": 0, "asked": 0, "deleted": 0}));
-    assert_eq!(refused["value"], json!({"deleted": 0, "refused": "the user said no"}));
+    assert_eq!(
+        refused["counts"],
+        json!({"listed": 0, "asked": 0, "deleted": 0})
+    );
+    assert_eq!(
+        refused["value"],
+        json!({"deleted": 0, "refused": "the user said no"})
+    );
 }
 
 #[tokio::test]
@@ -348,7 +397,11 @@ async fn signed_continuations_refuse_tampering_expiry_and_other_bindings() {
     let tools = FileTools::default();
     let interrupt = || async {
         let result = runtime
-            .run(CodeRunRequest::new(CLEANUP).binding(tools.namespace()).record(true))
+            .run(
+                CodeRunRequest::new(CLEANUP)
+                    .binding(tools.namespace())
+                    .record(true),
+            )
             .await
             .expect("no misuse");
         result.interrupted.expect("interrupted").continuation
@@ -359,15 +412,19 @@ async fn signed_continuations_refuse_tampering_expiry_and_other_bindings() {
         runtime.run(CodeRunRequest::resume(continuation, Ok(json!("approved"))).binding(namespace))
     };
 
-    let resumed = resume(continuation.clone(), tools.namespace()).await.expect("valid");
+    let resumed = resume(continuation.clone(), tools.namespace())
+        .await
+        .expect("valid");
     assert_eq!(resumed.value, Some(json!({"deleted": 3, "kept": 2})));
 
     let mut tampered = continuation.clone();
-    tampered.record.calls[0].outcome =
-        coderun_runtime::CallOutcome::Ok(json!(["important.tmp"]));
+    tampered.record.calls[0].outcome = coderun_runtime::CallOutcome::Ok(json!(["important.tmp"]));
     let refused = resume(tampered, tools.namespace()).await;
     assert!(
-        matches!(refused, Err(MisuseError::Durable(DurableError::BadSignature(_)))),
+        matches!(
+            refused,
+            Err(MisuseError::Durable(DurableError::BadSignature(_)))
+        ),
         "{refused:?}"
     );
 
@@ -380,14 +437,21 @@ async fn signed_continuations_refuse_tampering_expiry_and_other_bindings() {
 
     let mismatched = resume(continuation.clone(), CodeBindingNamespace::new("tools")).await;
     let message = mismatched.expect_err("other bindings").to_string();
-    assert!(message.contains("tools.{approve, delete_file, list_files}"), "{message}");
+    assert!(
+        message.contains("tools.{approve, delete_file, list_files}"),
+        "{message}"
+    );
 
     let short_lived = runtime_with(|c| {
         c.continuation_key(Some(key.clone()))
             .continuation_ttl(Duration::from_millis(1));
     });
     let expiring = short_lived
-        .run(CodeRunRequest::new(CLEANUP).binding(tools.namespace()).record(true))
+        .run(
+            CodeRunRequest::new(CLEANUP)
+                .binding(tools.namespace())
+                .record(true),
+        )
         .await
         .expect("no misuse")
         .interrupted
@@ -398,7 +462,10 @@ async fn signed_continuations_refuse_tampering_expiry_and_other_bindings() {
         .run(CodeRunRequest::resume(expiring, Ok(json!("approved"))).binding(tools.namespace()))
         .await;
     assert!(
-        matches!(expired, Err(MisuseError::Durable(DurableError::Expired { .. }))),
+        matches!(
+            expired,
+            Err(MisuseError::Durable(DurableError::Expired { .. }))
+        ),
         "{expired:?}"
     );
 }
@@ -408,9 +475,13 @@ async fn an_interrupt_in_a_run_that_does_not_record_rejects_the_call() {
     let tools = FileTools::default();
     let result = run_request(CodeRunRequest::new(CLEANUP).binding(tools.namespace())).await;
     assert_ok(&result);
-    let refused = result.value.expect("a value")["refused"].as_str().map(str::to_owned);
+    let refused = result.value.expect("a value")["refused"]
+        .as_str()
+        .map(str::to_owned);
     assert!(
-        refused.as_deref().is_some_and(|m| m.contains("cannot be resumed")),
+        refused
+            .as_deref()
+            .is_some_and(|m| m.contains("cannot be resumed")),
         "{refused:?}"
     );
     assert!(result.interrupted.is_none());
@@ -425,12 +496,20 @@ async fn unreadable_records_are_refused_with_the_reason() {
     ));
     assert!(RunRecord::from_json("{\"format\": 1}").is_err());
     let calls = Arc::new(AtomicUsize::new(0));
-    let result = run_request(CodeRunRequest::new(TWENTY_CALLS).binding(counted_tools(calls)).record(true)).await;
+    let result = run_request(
+        CodeRunRequest::new(TWENTY_CALLS)
+            .binding(counted_tools(calls))
+            .record(true),
+    )
+    .await;
     let mut record = *result.record.expect("a record");
     record.guest_sha256 = "0".repeat(64);
     let refused = shared().run(CodeRunRequest::replay(record)).await;
     assert!(
-        matches!(refused, Err(MisuseError::Durable(DurableError::GuestMismatch { .. }))),
+        matches!(
+            refused,
+            Err(MisuseError::Durable(DurableError::GuestMismatch { .. }))
+        ),
         "{refused:?}"
     );
 }

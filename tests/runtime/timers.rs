@@ -10,15 +10,13 @@ use crate::{assert_failure, assert_ok, run, run_request, runtime_with, tools};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timers_fire_in_due_order_then_set_order() {
-    let result = run(
-        "const order = [];
+    let result = run("const order = [];
          setTimeout(() => order.push('c'), 30);
          setTimeout(() => order.push('a'), 5);
          setTimeout(() => order.push('b1'), 10);
          setTimeout(() => order.push('b2'), 10);
          await new Promise((resolve) => setTimeout(resolve, 50));
-         return order;",
-    )
+         return order;")
     .await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!(["a", "b1", "b2", "c"])));
@@ -26,11 +24,9 @@ async fn timers_fire_in_due_order_then_set_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_usual_sleep_works_and_waits() {
-    let result = run(
-        "const start = Date.now();
+    let result = run("const start = Date.now();
          await new Promise((r) => setTimeout(r, 200));
-         return Date.now() - start;",
-    )
+         return Date.now() - start;")
     .await;
     assert_ok(&result);
     let waited = result.value.and_then(|v| v.as_f64()).expect("a number");
@@ -39,15 +35,13 @@ async fn the_usual_sleep_works_and_waits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cleared_timers_do_not_fire_and_arguments_are_passed() {
-    let result = run(
-        "const seen = [];
+    let result = run("const seen = [];
          const a = setTimeout(() => seen.push('cleared'), 5);
          clearTimeout(a);
          clearTimeout(12345);
          setTimeout((x, y) => seen.push(x + y), 1, 'ar', 'gs');
          await new Promise((r) => setTimeout(r, 20));
-         return seen;",
-    )
+         return seen;")
     .await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!(["args"])));
@@ -55,8 +49,7 @@ async fn cleared_timers_do_not_fire_and_arguments_are_passed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nested_timers_and_microtasks_interleave_like_node() {
-    let result = run(
-        "const order = [];
+    let result = run("const order = [];
          setTimeout(() => {
            order.push('outer');
            Promise.resolve().then(() => order.push('microtask of outer'));
@@ -65,20 +58,24 @@ async fn nested_timers_and_microtasks_interleave_like_node() {
          setTimeout(() => order.push('second'), 1);
          queueMicrotask(() => order.push('microtask'));
          await new Promise((r) => setTimeout(r, 30));
-         return order;",
-    )
+         return order;")
     .await;
     assert_ok(&result);
     assert_eq!(
         result.value,
-        Some(json!(["microtask", "outer", "microtask of outer", "second", "inner"]))
+        Some(json!([
+            "microtask",
+            "outer",
+            "microtask of outer",
+            "second",
+            "inner"
+        ]))
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interval_cleared_after_n_ticks_stops() {
-    let result = run(
-        "let ticks = 0;
+    let result = run("let ticks = 0;
          await new Promise((resolve) => {
            const id = setInterval(() => {
              ticks += 1;
@@ -86,8 +83,7 @@ async fn an_interval_cleared_after_n_ticks_stops() {
            }, 2);
          });
          await new Promise((r) => setTimeout(r, 20));
-         return ticks;",
-    )
+         return ticks;")
     .await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!(5)));
@@ -148,7 +144,11 @@ async fn a_throwing_timer_callback_fails_the_run_and_bad_callbacks_are_refused()
     let refused = run("try { setTimeout('1 + 1', 1); } catch (e) { return e.message; }").await;
     assert_ok(&refused);
     assert!(
-        refused.value.as_ref().and_then(|v| v.as_str()).is_some_and(|m| m.contains("must be a function")),
+        refused
+            .value
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .is_some_and(|m| m.contains("must be a function")),
         "{:?}",
         refused.value
     );
@@ -157,13 +157,11 @@ async fn a_throwing_timer_callback_fails_the_run_and_bad_callbacks_are_refused()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_delays_are_clamped_like_node() {
     // NaN, negative, Infinity, past 2^31 - 1 and non-numbers all mean 1 ms.
-    let result = run(
-        "const order: string[] = [];
+    let result = run("const order: string[] = [];
          const delays: any[] = [NaN, -5, Infinity, 2 ** 31, 1e300, '10', {}, undefined];
          await Promise.all(delays.map((d, i) => new Promise<void>((r) =>
            setTimeout(() => { order.push(String(i)); r(); }, d))));
-         return order;",
-    )
+         return order;")
     .await;
     assert_ok(&result);
     // '10' is 10 ms; the rest are 1 ms, in the order they were set.
@@ -176,12 +174,10 @@ async fn hostile_delays_are_clamped_like_node() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_timers_stay_inside_the_guests_budgets() {
     // 200,000 pending timers live in the guest's heap and fire in order.
-    let result = run(
-        "let fired = 0;
+    let result = run("let fired = 0;
          for (let i = 0; i < 200_000; i++) setTimeout(() => { fired++; }, 1);
          await new Promise((r) => setTimeout(r, 2));
-         return fired;",
-    )
+         return fired;")
     .await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!(200_000)));
@@ -201,5 +197,11 @@ async fn many_timers_stay_inside_the_guests_budgets() {
         matches!(error.kind, FailureKind::Timeout | FailureKind::WorkerExit),
         "{error}"
     );
-    assert!(runtime.run(CodeRunRequest::new("return 1")).await.expect("no misuse").is_ok());
+    assert!(
+        runtime
+            .run(CodeRunRequest::new("return 1"))
+            .await
+            .expect("no misuse")
+            .is_ok()
+    );
 }

@@ -38,7 +38,9 @@ fn file_registry() -> (ToolRegistry, Arc<Counts>) {
             json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
             move |args, _| {
                 deleted.delete.fetch_add(1, Ordering::SeqCst);
-                async move { ToolResult::text(format!("deleted {}", args["path"].as_str().unwrap_or("?"))) }
+                async move {
+                    ToolResult::text(format!("deleted {}", args["path"].as_str().unwrap_or("?")))
+                }
             },
         ),
     ]);
@@ -70,7 +72,11 @@ return done;
 /// The paused run's id, from run_code's structured result.
 #[track_caller]
 fn paused_id(result: &ToolResult) -> String {
-    assert!(!result.is_error, "run_code failed: {}", result.text_content());
+    assert!(
+        !result.is_error,
+        "run_code failed: {}",
+        result.text_content()
+    );
     let structured = result.structured.as_ref().expect("a structured result");
     structured["paused"]["id"]
         .as_str()
@@ -85,13 +91,22 @@ async fn a_hook_pauses_the_program_and_approval_resumes_it_without_repeating_cal
     let mut id = paused_id(&first);
     let text = first.text_content();
     assert!(
-        text.starts_with(&format!("found 3\n{PAUSED}: tools.delete_file needs approval: ")),
+        text.starts_with(&format!(
+            "found 3\n{PAUSED}: tools.delete_file needs approval: "
+        )),
         "{text}"
     );
     assert!(text.contains(r#"{"delete":"a.txt"}"#), "{text}");
-    assert_eq!(first.structured.as_ref().unwrap()["paused"]["call"], "tools.delete_file");
+    assert_eq!(
+        first.structured.as_ref().unwrap()["paused"]["call"],
+        "tools.delete_file"
+    );
     assert_eq!(registry.paused_runs(), 1);
-    assert_eq!(counts.delete.load(Ordering::SeqCst), 0, "nothing is deleted before approval");
+    assert_eq!(
+        counts.delete.load(Ordering::SeqCst),
+        0,
+        "nothing is deleted before approval"
+    );
 
     // Each delete asks in turn: approve all three.
     let mut result = first;
@@ -108,12 +123,22 @@ async fn a_hook_pauses_the_program_and_approval_resumes_it_without_repeating_cal
         returned(&result),
         json!(["deleted a.txt", "deleted b.txt", "deleted c.txt"])
     );
-    assert_eq!(counts.list.load(Ordering::SeqCst), 1, "the listing ran once");
+    assert_eq!(
+        counts.list.load(Ordering::SeqCst),
+        1,
+        "the listing ran once"
+    );
     assert_eq!(registry.paused_runs(), 0);
     // A paused run resumes once.
-    let again = registry.resume(PARENT, &id, Approval::Approve, no_abort()).await;
+    let again = registry
+        .resume(PARENT, &id, Approval::Approve, no_abort())
+        .await;
     assert!(again.is_error);
-    assert!(again.text_content().contains("no paused run has the id"), "{}", again.text_content());
+    assert!(
+        again.text_content().contains("no paused run has the id"),
+        "{}",
+        again.text_content()
+    );
 }
 
 #[tokio::test]
@@ -123,7 +148,12 @@ async fn a_rejection_reaches_the_programs_catch_path() {
     for _ in 0..3 {
         let id = paused_id(&result);
         result = registry
-            .resume(PARENT, &id, Approval::Reject("the user said no".into()), no_abort())
+            .resume(
+                PARENT,
+                &id,
+                Approval::Reject("the user said no".into()),
+                no_abort(),
+            )
             .await;
     }
     assert_eq!(
@@ -153,7 +183,11 @@ async fn a_continuation_taken_out_resumes_on_another_registry_with_the_same_tool
         .resume_continuation(PARENT, restored.clone(), Approval::Approve, no_abort())
         .await;
     paused_id(&result);
-    assert_eq!(counts.list.load(Ordering::SeqCst), 0, "the listing is not run again");
+    assert_eq!(
+        counts.list.load(Ordering::SeqCst),
+        0,
+        "the listing is not run again"
+    );
     assert_eq!(counts.delete.load(Ordering::SeqCst), 1);
 
     // A registry whose tools differ refuses it.
@@ -163,7 +197,11 @@ async fn a_continuation_taken_out_resumes_on_another_registry_with_the_same_tool
         .resume_continuation(PARENT, restored, Approval::Approve, no_abort())
         .await;
     assert!(refused.is_error, "{}", refused.text_content());
-    assert!(refused.text_content().contains("delete_file"), "{}", refused.text_content());
+    assert!(
+        refused.text_content().contains("delete_file"),
+        "{}",
+        refused.text_content()
+    );
 }
 
 #[tokio::test]
@@ -182,11 +220,16 @@ async fn a_denial_still_denies_an_approved_call() {
     let mut result = run_code(&registry, CLEANUP).await;
     for _ in 0..3 {
         let id = paused_id(&result);
-        result = registry.resume(PARENT, &id, Approval::Approve, no_abort()).await;
+        result = registry
+            .resume(PARENT, &id, Approval::Approve, no_abort())
+            .await;
     }
     let value = returned(&result);
     assert_eq!(value[0], "deleted a.txt");
-    assert!(value[1].as_str().unwrap().contains("b.txt is protected"), "{value}");
+    assert!(
+        value[1].as_str().unwrap().contains("b.txt is protected"),
+        "{value}"
+    );
     assert_eq!(value[2], "deleted c.txt");
     assert_eq!(counts.delete.load(Ordering::SeqCst), 2);
 }
@@ -198,7 +241,11 @@ async fn a_direct_call_that_needs_approval_fails_with_the_payload() {
     let call = ToolCall::new("c1", "delete_file", json!({"path": "a.txt"}));
     let result = registry.execute(call, no_abort()).await;
     assert!(result.is_error);
-    assert!(result.text_content().contains("needs approval"), "{}", result.text_content());
+    assert!(
+        result.text_content().contains("needs approval"),
+        "{}",
+        result.text_content()
+    );
     assert_eq!(
         result.structured,
         Some(json!({"needs_approval": {"delete": "a.txt"}}))

@@ -135,8 +135,8 @@ fn reads_which_servers_need_approval() {
             ("fs".to_owned(), RequireApproval::Destructive)
         ]
     );
-    let error = parse(r#"{"mcpServers": {"fs": {"command": "x", "requireApproval": "yes"}}}"#)
-        .unwrap_err();
+    let error =
+        parse(r#"{"mcpServers": {"fs": {"command": "x", "requireApproval": "yes"}}}"#).unwrap_err();
     assert!(
         error.contains("mcpServers.fs: \"requireApproval\" must be \"never\", \"destructive\" or \"always\" (got \"yes\")"),
         "{error}"

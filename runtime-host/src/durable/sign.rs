@@ -41,10 +41,12 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 
 fn hex(bytes: &[u8]) -> String {
     use fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
-        let _ = write!(out, "{byte:02x}");
-        out
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
 }
 
 /// Signs `continuation` with `key`, valid until `expires_at_ms`.
@@ -157,7 +159,10 @@ mod tests {
     #[test]
     fn canonical_json_sorts_keys_at_every_level() {
         let mut out = String::new();
-        write_canonical(&json!({"b": [1, {"z": null, "a": "x"}], "a": true}), &mut out);
+        write_canonical(
+            &json!({"b": [1, {"z": null, "a": "x"}], "a": true}),
+            &mut out,
+        );
         assert_eq!(out, r#"{"a":true,"b":[1,{"a":"x","z":null}]}"#);
     }
 
