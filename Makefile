@@ -122,12 +122,16 @@ python-features:
 	  echo "$$drift"; \
 	  echo "add the workspace's features of these crates to python/Cargo.toml"; exit 1; fi
 
-## bench-python: the Python benchmarks (benches/python/bench.py), release
-## builds of the package and the CLI; writes benches/PYTHON-RESULTS.md.
+## bench-python: the Python benchmarks (benches/python/bench.py) on release
+## builds of the package (its wheel, installed into the venv) and of the
+## CLI; writes their table into benches/RESULTS.md. `make python-test`
+## puts the debug build back.
 bench-python: $(PY_DEPS)
-	$(CARGO) build --locked --release --bin coderun
+	rm -rf $(TARGET_DIR)/wheels
 	cd python && VIRTUAL_ENV=$(PY_VENV) PATH="$(PY_VENV)/bin:$$PATH" \
-	  $(PY_VENV)/bin/maturin develop --locked --release -q
+	  $(PY_VENV)/bin/maturin build --locked --release -q -o $(TARGET_DIR)/wheels
+	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(TARGET_DIR)/wheels/coderun-*.whl
+	$(CARGO) build --locked --release --bin coderun
 	$(PY) benches/python/bench.py --coderun $(TARGET_DIR)/release/coderun
 
 ## fuzz: the fuzz target (tests/fuzz) for CODERUN_FUZZ_SECONDS (default
