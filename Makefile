@@ -92,7 +92,7 @@ test: guest-check $(TSC) $(MCP_SERVERS)
 ## (python/requirements-dev.txt: maturin, pytest, pytest-asyncio, Ray).
 python-venv: $(PY_DEPS)
 $(PY_DEPS): python/requirements-dev.txt
-	$(PYTHON) -m venv $(PY_VENV)
+	$(PYTHON) -m venv $(PY_VENV) || { $(PYTHON) -m pip install -q --user virtualenv && $(PYTHON) -m virtualenv $(PY_VENV); }
 	$(PY) -m pip install -q --disable-pip-version-check -r python/requirements-dev.txt
 	touch $@
 
@@ -112,9 +112,9 @@ python-test: python-features python-develop
 ## does) would enable other features than the workspace build, which would
 ## compile wasmtime and the runtime a second time (see python/Cargo.toml).
 python-features:
-	@$(CARGO) tree --locked --workspace -e features -f '{p} {f}' --prefix none \
+	@set -o pipefail; $(CARGO) tree --locked --workspace -e features -f '{p} {f}' --prefix none \
 	  | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-workspace.txt
-	@$(CARGO) tree --locked -p coderun-python -e features -f '{p} {f}' --prefix none \
+	@set -o pipefail; $(CARGO) tree --locked -p coderun-python -e features -f '{p} {f}' --prefix none \
 	  | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-python.txt
 	@drift="$$(comm -13 $(TARGET_DIR)/features-workspace.txt $(TARGET_DIR)/features-python.txt | grep ' v[0-9]' || true)"; \
 	if [ -n "$$drift" ]; then \
