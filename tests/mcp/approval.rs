@@ -26,7 +26,7 @@ try {{
 }} catch (e) {{
   return "kept: " + (e as Error).message;
 }}"#,
-        root = serde_json::to_string(&files.display().to_string()).unwrap()
+        root = serde_json::to_string(&files.display().to_string()).expect("a string is JSON")
     )
 }
 
