@@ -4,6 +4,7 @@ a continuation made on one worker resumed on the other."""
 
 import os
 import sys
+import time
 
 import pytest
 
@@ -27,7 +28,7 @@ def host_bindings():
         raise coderun.Interrupt({"question": question, "asked_by": pid})
 
     return {
-        "host": {"pid": lambda _: pid, "ask": ask},
+        "host": {"pid": lambda _: pid, "ask": ask, "now": lambda _: time.time()},
         "tools": {"double": lambda x: x * 2, "fail": _fail},
     }
 
@@ -97,6 +98,17 @@ def test_programs_run_in_every_worker_process(pool):
     pids = {result.value for result in results}
     assert pids == set(pool.worker_pids())
     assert len(pids) == 2 and os.getpid() not in pids
+
+
+@pytest.mark.parametrize("max_in_flight, overlapping", [(1, False), (2, True)])
+def test_max_in_flight_bounds_the_batches_outstanding(pool, max_in_flight, overlapping):
+    code = "const start = await host.now();\nawait new Promise((done) => setTimeout(done, 100));\nreturn [start, await host.now()];"
+    results = pool.map([code] * 6, batch_size=1, max_in_flight=max_in_flight, progress=False)
+    assert all(result.ok for result in results), [result.error for result in results]
+    spans = sorted(result.value for result in results)
+    overlaps = any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:]))
+    # One batch outstanding: the two workers never run at once; two: they do.
+    assert overlaps == overlapping
 
 
 def test_continuation_made_on_one_worker_resumes_on_another(pool):
