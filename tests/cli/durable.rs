@@ -9,14 +9,14 @@ use super::{coderun, json_of};
 
 /// Runs `coderun <args>` and returns its exit status and printed JSON.
 fn coderun_json(args: &[&str]) -> (Option<i32>, Value) {
-    let output = coderun().args(args).output().unwrap();
+    let output = coderun().args(args).output().expect("coderun starts");
     let code = output.status.code();
     (code, json_of(&output))
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, text).expect("the temporary directory is writable");
     path.display().to_string()
 }
 
