@@ -80,8 +80,8 @@ $(MCP_SERVERS): tools/mcp-servers/package.json tools/mcp-servers/package-lock.js
 
 ## test: the whole suite: the guest rebuilt and checked against the
 ## committed one, every crate's tests (the hostile suite, a short fuzz and
-## soak pass, the MCP end-to-end tests), the out-of-tree embedder, and the
-## packaging of every published crate.
+## soak pass, the MCP end-to-end tests), the out-of-tree embedder, the
+## packaging of every published crate, and the Python package's suite.
 test: guest-check $(TSC) $(MCP_SERVERS)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory embedder
