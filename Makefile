@@ -125,13 +125,15 @@ python-features:
 ## bench-python: the Python benchmarks (benches/python/bench.py) on release
 ## builds of the package (its wheel, installed into the venv) and of the
 ## CLI; writes their table into benches/RESULTS.md. `make python-test`
-## puts the debug build back.
+## puts the debug build back. The CLI is another package than the Python
+## module, with other features, so its release build compiles wasmtime
+## again: it is built only when `make demo` has not built it already.
 bench-python: $(PY_DEPS)
 	rm -rf $(TARGET_DIR)/wheels
 	cd python && VIRTUAL_ENV=$(PY_VENV) PATH="$(PY_VENV)/bin:$$PATH" \
 	  $(PY_VENV)/bin/maturin build --locked --release -q -o $(TARGET_DIR)/wheels
 	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(TARGET_DIR)/wheels/coderun-*.whl
-	$(CARGO) build --locked --release --bin coderun
+	test -x $(TARGET_DIR)/release/coderun || $(CARGO) build --locked --release --bin coderun
 	$(PY) benches/python/bench.py --coderun $(TARGET_DIR)/release/coderun
 
 ## fuzz: the fuzz target (tests/fuzz) for CODERUN_FUZZ_SECONDS (default

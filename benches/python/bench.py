@@ -192,13 +192,14 @@ def main() -> int:
          f"{ray_rates[2] / ray_rates[1]:.2f}× 1 worker ({ray_rates[1]:,.0f} runs/s)", "—"),
     ]
     if cli is not None:
-        rows.append(("`subprocess.run([\"coderun\", \"run\", \"-\"])` loop, `return 1 + 1` (compile cache warm)",
+        profile = "a debug build of the CLI" if "/debug/" in args.coderun else "the release CLI"
+        rows.append((f"`subprocess.run([\"coderun\", \"run\", \"-\"])` loop, `return 1 + 1` ({profile}, compile cache warm)",
                      us(cli), f"{cli / sync_run:.0f}× `run_sync`", "—"))
     lines = [
         "## The Python package (`make bench-python`)",
         "",
-        f"Written by `make bench-python` (benches/python/bench.py), {time.strftime('%Y-%m-%d')}: release builds "
-        "of the package and the CLI, the default configuration. Each ratio is between two figures of the same "
+        f"Written by `make bench-python` (benches/python/bench.py), {time.strftime('%Y-%m-%d')}: a release build "
+        "of the package (its wheel), the default configuration. Each ratio is between two figures of the same "
         "run; the per-run and round-trip figures are medians of blocks interleaved with their Rust baseline "
         "in one process.",
         "",

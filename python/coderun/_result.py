@@ -92,17 +92,22 @@ class RunResult:
 
     @classmethod
     def _from_native(cls, raw: dict) -> "RunResult":
+        # Every run makes one: fill the fields directly rather than through
+        # the frozen dataclass's __init__ (object.__setattr__ per field).
         error = raw["error"]
         interrupted = raw["interrupted"]
-        return cls(
+        logs = raw["logs"]
+        result = object.__new__(cls)
+        result.__dict__.update(
             value=raw["value"],
-            logs=tuple(LogLine(level, text) for level, text in raw["logs"]),
+            logs=tuple(LogLine(level, text) for level, text in logs) if logs else (),
             error=None if error is None else RunFailure(*error),
             value_display=raw["value_display"],
             fuel_consumed=raw["fuel_consumed"],
             interrupted=None if interrupted is None else Interrupted(**interrupted),
             record=raw["record"],
         )
+        return result
 
 
 @dataclasses.dataclass(frozen=True)
