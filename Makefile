@@ -5,7 +5,15 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 CARGO ?= cargo
-TARGET_DIR := $(CURDIR)/target
+# Everything builds into one target dir (CARGO_TARGET_DIR when set), the
+# Python package included, so that wasmtime is compiled once.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+export CARGO_TARGET_DIR := $(TARGET_DIR)
+# The Python package's venv (python-venv) lives there too.
+PYTHON ?= python3
+PY_VENV := $(TARGET_DIR)/python-venv
+PY := $(PY_VENV)/bin/python
+PY_DEPS := $(PY_VENV)/.deps-ok
 # Root is needed for apt; CI and the dev machines run as root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
@@ -13,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder
+.PHONY: toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -72,12 +80,61 @@ $(MCP_SERVERS): tools/mcp-servers/package.json tools/mcp-servers/package-lock.js
 
 ## test: the whole suite: the guest rebuilt and checked against the
 ## committed one, every crate's tests (the hostile suite, a short fuzz and
-## soak pass, the MCP end-to-end tests), the out-of-tree embedder, and the
-## packaging of every published crate.
+## soak pass, the MCP end-to-end tests), the out-of-tree embedder, the
+## packaging of every published crate, and the Python package's suite.
 test: guest-check $(TSC) $(MCP_SERVERS)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory embedder
 	$(MAKE) --no-print-directory package
+	$(MAKE) --no-print-directory python-test
+
+## python-venv: a virtualenv under target/ with the pinned Python tools
+## (python/requirements-dev.txt: maturin, pytest, pytest-asyncio, Ray).
+python-venv: $(PY_DEPS)
+$(PY_DEPS): python/requirements-dev.txt
+	$(PYTHON) -m venv $(PY_VENV) || { $(PYTHON) -m pip install -q --user virtualenv && $(PYTHON) -m virtualenv $(PY_VENV); }
+	$(PY) -m pip install -q --disable-pip-version-check -r python/requirements-dev.txt
+	touch $@
+
+## python-develop: build the Python package (debug, into target/) and
+## install it into the venv (editable: python/coderun is imported in place).
+python-develop: $(PY_DEPS)
+	cd python && VIRTUAL_ENV=$(PY_VENV) PATH="$(PY_VENV)/bin:$$PATH" \
+	  $(PY_VENV)/bin/maturin develop --locked -q
+
+## python-test: the pytest suite (python/tests): the runtime contract, Code
+## Mode and a 1,000-program Ray run on a local two-process cluster. Checks
+## first that the package's own build shares the workspace's features.
+python-test: python-features python-develop
+	cd python && $(PY) -m pytest -q -p no:cacheprovider
+
+## python-features: fail when building the Python package alone (as maturin
+## does) would enable other features than the workspace build, which would
+## compile wasmtime and the runtime a second time (see python/Cargo.toml).
+python-features:
+	@set -o pipefail; $(CARGO) tree --locked --workspace -e features -f '{p} {f}' --prefix none \
+	  | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-workspace.txt
+	@set -o pipefail; $(CARGO) tree --locked -p coderun-python -e features -f '{p} {f}' --prefix none \
+	  | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-python.txt
+	@drift="$$(comm -13 $(TARGET_DIR)/features-workspace.txt $(TARGET_DIR)/features-python.txt | grep ' v[0-9]' || true)"; \
+	if [ -n "$$drift" ]; then \
+	  echo "building coderun-python alone enables other features than the workspace on:"; \
+	  echo "$$drift"; \
+	  echo "add the workspace's features of these crates to python/Cargo.toml"; exit 1; fi
+
+## bench-python: the Python benchmarks (benches/python/bench.py) on release
+## builds of the package (its wheel, installed into the venv) and of the
+## CLI; writes their table into benches/RESULTS.md. `make python-test`
+## puts the debug build back. The CLI is another package than the Python
+## module, with other features, so its release build compiles wasmtime
+## again: it is built only when `make demo` has not built it already.
+bench-python: $(PY_DEPS)
+	rm -rf $(TARGET_DIR)/wheels
+	cd python && VIRTUAL_ENV=$(PY_VENV) PATH="$(PY_VENV)/bin:$$PATH" \
+	  $(PY_VENV)/bin/maturin build --locked --release -q -o $(TARGET_DIR)/wheels
+	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(TARGET_DIR)/wheels/coderun-*.whl
+	test -x $(TARGET_DIR)/release/coderun || $(CARGO) build --locked --release --bin coderun
+	$(PY) benches/python/bench.py --coderun $(TARGET_DIR)/release/coderun
 
 ## fuzz: the fuzz target (tests/fuzz) for CODERUN_FUZZ_SECONDS (default
 ## 600) in the release profile; `make test` runs a 15 s pass. A failure

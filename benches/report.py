@@ -16,6 +16,7 @@ import machine
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CRITERION = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "criterion"
 PEERS_BEGIN, PEERS_END = "<!-- peers:begin -->", "<!-- peers:end -->"
+PYTHON_BEGIN, PYTHON_END = "<!-- python:begin -->", "<!-- python:end -->"
 
 
 def median_ns(group, bench=None):
@@ -81,11 +82,13 @@ def main():
     table = "\n".join(lines)
     print(table)
     results = ROOT / "benches" / "RESULTS.md"
-    # Keep the section `make bench-peers` (benches/peers/run.py) writes.
+    # Keep the sections `make bench-peers` (benches/peers/run.py) and
+    # `make bench-python` (benches/python/bench.py) write.
     old = results.read_text() if results.exists() else ""
     peers = ""
-    if PEERS_BEGIN in old and PEERS_END in old:
-        peers = "\n" + PEERS_BEGIN + old.split(PEERS_BEGIN, 1)[1].split(PEERS_END, 1)[0] + PEERS_END + "\n"
+    for begin, end in ((PEERS_BEGIN, PEERS_END), (PYTHON_BEGIN, PYTHON_END)):
+        if begin in old and end in old:
+            peers += "\n" + begin + old.split(begin, 1)[1].split(end, 1)[0] + end + "\n"
     results.write_text(
         "# Benchmark results\n\nWritten by `make bench` (benches/report.py) from criterion's medians.\n\n"
         + (os.environ.get("CODERUN_BENCH_NOTE", "") + "\n\n" if os.environ.get("CODERUN_BENCH_NOTE") else "")
