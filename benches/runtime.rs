@@ -57,6 +57,10 @@ console.log(`${big.length} of ${files.length} are large`);
 return { summary: summarise(files), big: big.slice(0, 5) };
 "#;
 
+/// W6 of `make bench-peers`: the typical agent program (≈ 40 lines of typed
+/// TypeScript, 10 binding calls, 1,000 items).
+const AGENT: &str = include_str!("peers/programs/typical.ts");
+
 fn runtime_with(configure: impl FnOnce(&mut RuntimeConfig)) -> WasmCodeRuntime {
     let mut config = RuntimeConfig::new();
     config.max_concurrent_runs(16);
@@ -122,6 +126,14 @@ fn transform(c: &mut Criterion) {
     });
     group.bench_function("typical_program", |b| {
         b.iter(|| coderun_runtime::__internals::transform(TYPICAL, &config).expect("transform"))
+    });
+    group.bench_function("agent_program", |b| {
+        b.iter(|| coderun_runtime::__internals::transform(AGENT, &config).expect("transform"))
+    });
+    group.bench_function("agent_program_full_transform", |b| {
+        b.iter(|| {
+            coderun_runtime::__internals::transform_fully(AGENT, &config).expect("transform")
+        })
     });
     group.finish();
 }

@@ -101,11 +101,20 @@ pub mod __internals {
         }
     }
 
-    /// The TypeScript front end under `config`'s limits (oxc: parse, strip
-    /// types, print with a source map). Returns the length of the script
-    /// the guest would evaluate, or the exception's message.
+    /// The TypeScript front end under `config`'s limits (oxc: parse, then
+    /// erase the types in place, or transform and print with a source map
+    /// what is not erasable). Returns the length of the script the guest
+    /// would evaluate, or the exception's message.
     pub fn transform(source: &str, config: &RuntimeConfig) -> Result<usize, String> {
         transform::transform(source, &limits(config)).map(|transformed| transformed.script.len())
+    }
+
+    /// [`transform`] without type erasure: every program with TypeScript
+    /// syntax takes oxc's full transform (parse, semantic analysis, strip,
+    /// print with a source map), as before erasure existed.
+    pub fn transform_fully(source: &str, config: &RuntimeConfig) -> Result<usize, String> {
+        transform::transform_fully(source, &limits(config))
+            .map(|transformed| transformed.script.len())
     }
 
     /// Maps the positions in `text` the way a failure's stack is mapped

@@ -288,7 +288,13 @@ impl<'a> Scanner<'a> {
             }
             let c = self.bytes[self.at];
             match c {
-                b' ' | b'\t' | 0x0b | 0x0c => self.at += 1,
+                // Runs of blanks (indentation) in one go.
+                b' ' | b'\t' | 0x0b | 0x0c => {
+                    self.at += 1;
+                    while matches!(self.bytes.get(self.at), Some(b' ' | b'\t')) {
+                        self.at += 1;
+                    }
+                }
                 b'/' if self.peek(1) == b'/' => self.skip_line(),
                 b'/' if self.peek(1) == b'*' => self.skip_block_comment(),
                 b'\'' | b'"' => {

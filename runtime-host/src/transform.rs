@@ -9,9 +9,11 @@
 //! the script (`program.js:L:C`) are mapped through the source map back to
 //! the program as written (`program.ts:L:C`).
 //!
-//! A program with no TypeScript syntax at all (most of what models write)
-//! skips semantic analysis, the transform and the reprint: it is wrapped as
-//! written, and its positions only shift on the first line.
+//! Most programs skip semantic analysis, the transform and the reprint:
+//! a program with no TypeScript syntax is wrapped as written, and one whose
+//! TypeScript is all erasable (annotations, interfaces, generics, `as`, …)
+//! has its types overwritten with spaces in place (`erase`). Either way its
+//! positions only shift on the first line, by the wrapper's head.
 //!
 //! # Bounded by construction
 //! The program is hostile input, and the front end runs on the host, before
@@ -29,16 +31,14 @@
 //! error, and maps the script's positions back to the program's.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use oxc::allocator::Allocator;
-use oxc::ast::ast::{
-    FunctionType, MethodDefinitionType, Program, PropertyDefinitionType, Statement,
-};
-use oxc::ast::{AstKind, AstType};
-use oxc::ast_visit::Visit;
+use oxc::ast::AstType;
+use oxc::ast::ast::Statement;
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::diagnostics::OxcDiagnostic;
 use oxc::parser::{ParseOptions, Parser};
@@ -49,6 +49,7 @@ use oxc_sourcemap::SourceMap;
 
 use crate::nesting::{self, Nesting};
 
+mod erase;
 mod positions;
 #[cfg(test)]
 mod tests;
@@ -98,9 +99,10 @@ enum Positions {
     /// The script is the program with its types stripped and reprinted:
     /// positions go through the source map.
     Mapped(Box<SourceMap<'static>>),
-    /// The script is the program as written, inside the wrapper: lines are
-    /// the same, and only the first line's columns shift, by the wrapper's
-    /// head. Holds the program's number of lines.
+    /// The script is the program as written (its types, if any, erased in
+    /// place), inside the wrapper: lines are the same, and only the first
+    /// line's columns shift, by the wrapper's head. Holds the program's
+    /// number of lines.
     Verbatim(u32),
     /// No source map was produced: positions stay as generated.
     Unmapped,
@@ -163,10 +165,26 @@ impl TransformCache {
 /// Transforms `source` within `limits`; the error is a message naming the
 /// line and column of the program as written.
 pub(crate) fn transform(source: &str, limits: &FrontEndLimits) -> Result<Transformed, String> {
+    transform_with(source, limits, Strip::EraseOrTransform)
+}
+
+/// [`transform`] with no type erasure: what the benches compare it with.
+pub(crate) fn transform_fully(
+    source: &str,
+    limits: &FrontEndLimits,
+) -> Result<Transformed, String> {
+    transform_with(source, limits, Strip::Transform)
+}
+
+fn transform_with(
+    source: &str,
+    limits: &FrontEndLimits,
+    strip: Strip,
+) -> Result<Transformed, String> {
     // The program is hostile input to the scan and to oxc: a panic in
     // either must end this run as an exception, never unwind into the
     // caller.
-    std::panic::catch_unwind(|| transform_bounded(source, limits)).unwrap_or_else(|_| {
+    std::panic::catch_unwind(|| transform_bounded(source, limits, strip)).unwrap_or_else(|_| {
         Err(
             "InternalError: the TypeScript front end failed on this program; \
              simplify the syntax around types, enums or namespaces"
@@ -175,7 +193,11 @@ pub(crate) fn transform(source: &str, limits: &FrontEndLimits) -> Result<Transfo
     })
 }
 
-fn transform_bounded(source: &str, limits: &FrontEndLimits) -> Result<Transformed, String> {
+fn transform_bounded(
+    source: &str,
+    limits: &FrontEndLimits,
+    strip: Strip,
+) -> Result<Transformed, String> {
     if source.len() > limits.max_program_bytes {
         return Err(format!(
             "RangeError: the program is {} bytes, more than config.max_program_bytes ({}); \
@@ -213,17 +235,53 @@ fn transform_bounded(source: &str, limits: &FrontEndLimits) -> Result<Transforme
     let needed = BASE_STACK_BYTES
         .saturating_add(depth.saturating_mul(STACK_BYTES_PER_LEVEL))
         .saturating_add(source.len().saturating_mul(STACK_BYTES_PER_SOURCE_BYTE));
-    stacker::maybe_grow(needed, needed, || transform_unguarded(&source))
+    stacker::maybe_grow(needed, needed, || {
+        transform_unguarded(&source, strip)
+    })
 }
 
-fn transform_unguarded(source: &str) -> Result<Transformed, String> {
-    let allocator = Allocator::default();
+/// How a program's TypeScript becomes JavaScript.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strip {
+    /// Erase it in place where it is all erasable, else transform.
+    EraseOrTransform,
+    /// Always the full transform (the tests and benches compare the two).
+    Transform,
+}
+
+thread_local! {
+    /// The arena oxc builds each program's tree in, reset and reused by the
+    /// next program on this thread: a new arena takes fresh memory from the
+    /// system, and touching it costs more than the parse of a short program.
+    static ARENA: RefCell<Allocator> = RefCell::new(Allocator::default());
+}
+
+/// An arena kept for reuse holds at most this much: past it (a long program
+/// was parsed), it is dropped rather than kept by the thread.
+const MAX_KEPT_ARENA_BYTES: usize = 4 * 1024 * 1024;
+
+fn transform_unguarded(source: &str, strip: Strip) -> Result<Transformed, String> {
+    ARENA.with(|arena| match arena.try_borrow_mut() {
+        Ok(mut arena) => {
+            arena.reset();
+            let transformed = transform_in(&arena, source, strip);
+            if arena.capacity() > MAX_KEPT_ARENA_BYTES {
+                *arena = Allocator::default();
+            }
+            transformed
+        }
+        // Not reentrant in practice; a fresh arena is always correct.
+        Err(_) => transform_in(&Allocator::default(), source, strip),
+    })
+}
+
+fn transform_in(allocator: &Allocator, source: &str, strip: Strip) -> Result<Transformed, String> {
     let source_type = SourceType::ts().with_module(true);
     let options = ParseOptions {
         allow_return_outside_function: true,
         ..ParseOptions::default()
     };
-    let parsed = Parser::new(&allocator, source, source_type)
+    let parsed = Parser::new(allocator, source, source_type)
         .with_options(options)
         .parse();
     if let Some(error) = parsed.diagnostics.errors().next() {
@@ -240,8 +298,14 @@ fn transform_unguarded(source: &str) -> Result<Transformed, String> {
         ));
     }
 
-    if runs_as_written(source, &program) {
-        return Ok(Transformed::verbatim(source));
+    // HTML-like comments (`<!--`, `-->`) read differently once the source
+    // sits inside the wrapper and is evaluated as a script.
+    if strip == Strip::EraseOrTransform
+        && !source.contains("<!--")
+        && !source.contains("-->")
+        && let Some(script) = erase::erase(source, &program)
+    {
+        return Ok(Transformed::verbatim(&script));
     }
 
     // `enum_eval` precomputes enum member values, which enum lowering needs.
@@ -251,7 +315,7 @@ fn transform_unguarded(source: &str) -> Result<Transformed, String> {
         .semantic
         .into_scoping();
     let path = Path::new(PROGRAM_FILE);
-    let transformed = Transformer::new(&allocator, path, &TransformOptions::default())
+    let transformed = Transformer::new(allocator, path, &TransformOptions::default())
         .build_with_scoping(scoping, &mut program);
     if let Some(error) = transformed.diagnostics.errors().next() {
         return Err(reported(source, error));
@@ -285,82 +349,12 @@ fn reported(source: &str, error: &OxcDiagnostic) -> String {
     syntax_error(source, &error.message, offset)
 }
 
-/// Whether `source`, which parsed as TypeScript into `program`, can run as
-/// written, skipping semantic analysis, the transform and the reprint: it
-/// has no TypeScript syntax.
-///
-/// Conservative by construction: a TypeScript node anywhere (a type, an
-/// `as`, a `!`, generics, an enum, a namespace, a decorator) or a
-/// TypeScript-only mark on a JavaScript node (`private`, `readonly`,
-/// `declare`, `abstract`, `override`, parameter properties, `?` and `!`
-/// marks, overload signatures) sends it through the transform. Text that is
-/// valid in both languages but reads differently (`f<T>(x)` is a call with
-/// a type argument in TypeScript, two comparisons in JavaScript) has a
-/// TypeScript node.
-fn runs_as_written(source: &str, program: &Program<'_>) -> bool {
-    // HTML-like comments (`<!--`, `-->`) read differently once the source
-    // sits inside the wrapper and is evaluated as a script.
-    if source.contains("<!--") || source.contains("-->") {
-        return false;
-    }
-    let mut finder = TypeScriptFinder { found: false };
-    finder.visit_program(program);
-    !finder.found
-}
-
-/// Finds any TypeScript syntax in a program.
-struct TypeScriptFinder {
-    found: bool,
-}
-
 /// The node types that are TypeScript syntax: oxc numbers them as one run,
 /// from `TSThisParameter` to `TSInstantiationExpression`, with `Decorator`
-/// among them (the `typescript_syntax_is_never_run_as_written` test covers
-/// every kind of TypeScript syntax, so a reordering would show).
+/// among them (the tests cover every kind of TypeScript syntax, so a
+/// reordering would show).
 const TYPESCRIPT_NODES: std::ops::RangeInclusive<u8> =
     AstType::TSThisParameter as u8..=AstType::TSInstantiationExpression as u8;
-
-impl<'a> Visit<'a> for TypeScriptFinder {
-    fn enter_node(&mut self, kind: AstKind<'a>) {
-        let typescript = TYPESCRIPT_NODES.contains(&(kind.ty() as u8))
-            || match kind {
-                AstKind::VariableDeclaration(it) => it.declare,
-                AstKind::VariableDeclarator(it) => it.definite,
-                AstKind::Function(it) => {
-                    it.declare
-                        || it.body.is_none()
-                        || !matches!(
-                            it.r#type,
-                            FunctionType::FunctionDeclaration | FunctionType::FunctionExpression
-                        )
-                }
-                AstKind::FormalParameter(it) => {
-                    it.optional || it.accessibility.is_some() || it.readonly || it.r#override
-                }
-                AstKind::Class(it) => it.r#abstract || it.declare,
-                AstKind::MethodDefinition(it) => {
-                    it.r#override
-                        || it.optional
-                        || it.accessibility.is_some()
-                        || !matches!(it.r#type, MethodDefinitionType::MethodDefinition)
-                }
-                AstKind::PropertyDefinition(it) => {
-                    it.declare
-                        || it.r#override
-                        || it.optional
-                        || it.definite
-                        || it.readonly
-                        || it.accessibility.is_some()
-                        || !matches!(it.r#type, PropertyDefinitionType::PropertyDefinition)
-                }
-                // `accessor` fields belong to the decorators proposal,
-                // which QuickJS does not parse: the transform handles them.
-                AstKind::AccessorProperty(_) => true,
-                _ => false,
-            };
-        self.found |= typescript;
-    }
-}
 
 fn statement_start(statement: &Statement<'_>) -> usize {
     use oxc::span::GetSpan;

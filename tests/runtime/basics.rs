@@ -44,6 +44,55 @@ async fn typescript_types_are_stripped() {
     );
 }
 
+/// The `program.ts:L:C` a failure's message names.
+#[track_caller]
+fn failure_position(result: &CodeRunResult) -> String {
+    let message = &result.error.as_ref().expect("a failure").message;
+    let at = message.find("program.ts:").expect("a position");
+    message[at..]
+        .chars()
+        .take_while(|c| *c != ')' && !c.is_whitespace())
+        .collect()
+}
+
+#[tokio::test]
+async fn erased_types_keep_every_position_as_written() {
+    // The same program with and without its types: the types are erased
+    // in place, so the failure is at the same line and column.
+    let typed = "interface Box { n: number }\nconst b: Box = { n: 1 } as Box;\n\
+                 function f<T>(x: T): T { return x }\nconst v: number = f<number>(b.n)!;\n   \
+                 if (v) null!.x";
+    let plain = "interface Box { n: number }\nconst b = { n: 1 };\n\
+                 function f(x) { return x }\nconst v = f(b.n);\n   if (v) null.x";
+    let typed = run(typed).await;
+    assert_failure(&typed, FailureKind::Exception, "TypeError");
+    let plain = run(&plain.replacen("interface Box { n: number }", "", 1)).await;
+    assert_failure(&plain, FailureKind::Exception, "TypeError");
+    assert!(failure_position(&typed).starts_with("program.ts:5:"));
+    assert_eq!(failure_position(&typed), failure_position(&plain));
+}
+
+#[tokio::test]
+async fn typescript_that_would_read_differently_once_blank_keeps_its_meaning() {
+    for (program, expected) in [
+        // Two statements: `b` is the array, not its first element.
+        ("let a = [5]\nlet b = a as any\n[0]\nreturn b", json!([5])),
+        // An erased declaration does not join the lines around it.
+        ("let z = 1\ntype Q = string\n[z] = [2]\nreturn z", json!(2)),
+        // Nor does an erased modifier join two class members.
+        (
+            "class F { x = 1\n  private ['y'] = 2 }\nreturn new F()",
+            json!({"x": 1, "y": 2}),
+        ),
+        ("const f = (x: number):\n  number => x + 1\nreturn f(1)", json!(2)),
+        ("function f() { return <number>\n1 }\nreturn f()", json!(1)),
+    ] {
+        let result = run(program).await;
+        assert_ok(&result);
+        assert_eq!(result.value, Some(expected), "{program}");
+    }
+}
+
 #[tokio::test]
 async fn enums_and_namespaces_are_lowered() {
     let program = r#"

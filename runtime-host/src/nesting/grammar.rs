@@ -146,6 +146,12 @@ impl Scanner<'_> {
     pub(super) fn word(&mut self, start: usize) -> Result<(), usize> {
         while self.at < self.bytes.len() {
             let c = self.bytes[self.at];
+            // ASCII identifier bytes first: they are most of a word, and
+            // none of them starts a line terminator.
+            if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#') {
+                self.at += 1;
+                continue;
+            }
             if self.at_line_end() {
                 break;
             }
