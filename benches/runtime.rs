@@ -131,9 +131,7 @@ fn transform(c: &mut Criterion) {
         b.iter(|| coderun_runtime::__internals::transform(AGENT, &config).expect("transform"))
     });
     group.bench_function("agent_program_full_transform", |b| {
-        b.iter(|| {
-            coderun_runtime::__internals::transform_fully(AGENT, &config).expect("transform")
-        })
+        b.iter(|| coderun_runtime::__internals::transform_fully(AGENT, &config).expect("transform"))
     });
     group.finish();
 }

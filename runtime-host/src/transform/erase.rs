@@ -39,8 +39,8 @@ use oxc::ast::ast::{
     ArrowFunctionExpression, Class, ClassElement, Declaration, FormalParameter, Function,
     MethodDefinition, MethodDefinitionType, Program, PropertyDefinition, PropertyDefinitionType,
     PropertyKey, TSAsExpression, TSClassImplements, TSIndexSignature, TSInstantiationExpression,
-    TSNonNullExpression, TSSatisfiesExpression, TSThisParameter, TSTypeAnnotation,
-    TSTypeAssertion, TSTypeParameterDeclaration, TSTypeParameterInstantiation, VariableDeclarator,
+    TSNonNullExpression, TSSatisfiesExpression, TSThisParameter, TSTypeAnnotation, TSTypeAssertion,
+    TSTypeParameterDeclaration, TSTypeParameterInstantiation, VariableDeclarator,
 };
 use oxc::ast_visit::{Visit, walk};
 use oxc::span::{GetSpan, Span};
@@ -432,8 +432,7 @@ impl<'a> Visit<'a> for Eraser<'_> {
     }
 
     fn visit_method_definition(&mut self, it: &MethodDefinition<'a>) {
-        if it.r#type == MethodDefinitionType::TSAbstractMethodDefinition
-            || it.value.body.is_none()
+        if it.r#type == MethodDefinitionType::TSAbstractMethodDefinition || it.value.body.is_none()
         {
             return self.erase_whole(it.span);
         }
@@ -478,5 +477,9 @@ fn is_identifier_byte(byte: u8) -> bool {
 /// of a computed key is the expression inside the brackets).
 fn key_start(key: &PropertyKey<'_>, computed: bool) -> u32 {
     let start = key.span().start;
-    if computed { start.saturating_sub(1) } else { start }
+    if computed {
+        start.saturating_sub(1)
+    } else {
+        start
+    }
 }
