@@ -1,6 +1,7 @@
 # `make bench-peers`: coderun side by side with the runtimes a user would
 # otherwise pick, on the same workloads (benches/peers/). Included by the
-# root Makefile, whose CARGO and SUDO it uses.
+# root Makefile, whose CARGO, SUDO and MCP_SERVERS (the upstream of the MCP
+# workload) it uses.
 #
 # The peers come from the project's own files: quickjs-emscripten from npm
 # (pinned in benches/peers/package-lock.json), Node from apt when missing.
@@ -15,7 +16,7 @@ PEERS_NPM := $(PEERS_DIR)/node_modules/.installed
 ## bench-peers: every peer on every workload; prints the ratio table and
 ## writes it into benches/RESULTS.md. run.py builds the coderun harness
 ## (`cargo bench --bench peers --no-run`) before it measures anything.
-bench-peers: $(PEERS_NPM)
+bench-peers: $(PEERS_NPM) $(MCP_SERVERS)
 	command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3; }
 	python3 $(PEERS_DIR)/run.py --cargo "$(CARGO)"
 

@@ -6,10 +6,12 @@
 //! Node-hosted peers, and prints one JSON object on stdout.
 //!
 //! ```sh
-//! cargo bench --bench peers -- [cold] [calls] [cpu] [concurrent] [abort]
+//! cargo bench --bench peers -- [cold] [typical] [calls] [cpu] [concurrent] [abort] [mcp]
 //! ```
 //!
 //! With no workload named, all of them run. Progress goes to stderr.
+
+mod mcp;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,6 +25,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
 const COLD: &str = include_str!("programs/cold.js");
+const TYPICAL: &str = include_str!("programs/typical.ts");
+/// What `typical.ts` returns and logs, `{ value, logs }`; the Node-hosted
+/// peers check their runs of `typical.js` against it too.
+const TYPICAL_EXPECTED: &str = include_str!("programs/typical.expected.json");
 const CALLS: &str = include_str!("programs/calls.js");
 const CALLS_BASELINE: &str = include_str!("programs/calls-baseline.js");
 const CONCURRENT: &str = include_str!("programs/concurrent.js");
@@ -37,7 +43,17 @@ const CALLS_PER_RUN: f64 = 1000.0;
 /// W3's runs per program and engine, after one warm-up; each figure is the
 /// best of them.
 const CPU_REPS: usize = 10;
-const WORKLOADS: [&str; 5] = ["cold", "calls", "cpu", "concurrent", "abort"];
+/// The pages W6's `tools.list` serves; the last one's `next` is null.
+const LIST_PAGES: u64 = 10;
+const WORKLOADS: [&str; 7] = [
+    "cold",
+    "typical",
+    "calls",
+    "cpu",
+    "concurrent",
+    "abort",
+    "mcp",
+];
 
 fn main() -> anyhow::Result<()> {
     // `cargo bench` passes `--bench`; anything else is a workload name.
@@ -68,6 +84,10 @@ fn main() -> anyhow::Result<()> {
             progress("coderun: cold");
             coderun.insert("cold".into(), cold(&runtime, 2000, 50).await?);
         }
+        if wanted("typical") {
+            progress("coderun: typical");
+            coderun.insert("typical".into(), typical(&runtime, 300, 20).await?);
+        }
         if wanted("calls") {
             progress("coderun: calls");
             coderun.insert("calls".into(), calls(&runtime, 30).await?);
@@ -89,6 +109,10 @@ fn main() -> anyhow::Result<()> {
         if wanted("abort") {
             progress("coderun: abort");
             coderun.insert("abort".into(), abort(&runtime, 20).await?);
+        }
+        if wanted("mcp") {
+            progress("coderun mcp and a direct MCP client: mcp, interleaved");
+            coderun.insert("mcp".into(), mcp::measure(200, 20).await?);
         }
         anyhow::Ok(())
     })?;
@@ -144,16 +168,23 @@ async fn timed_run(
     Ok((elapsed, result))
 }
 
-/// W1: `runs` sequential cold runs of `return 1 + 1`, after `warmup`.
-async fn cold(runtime: &WasmCodeRuntime, runs: usize, warmup: usize) -> anyhow::Result<Value> {
-    let two = json!(2);
+/// `runs` sequential cold runs of the request `request` builds, after
+/// `warmup`, each checked by `check`.
+async fn sequential(
+    runtime: &WasmCodeRuntime,
+    runs: usize,
+    warmup: usize,
+    request: impl Fn() -> CodeRunRequest,
+    check: impl Fn(&CodeRunResult) -> anyhow::Result<()>,
+) -> anyhow::Result<Value> {
     for _ in 0..warmup {
-        timed_run(runtime, CodeRunRequest::new(COLD), Some(&two)).await?;
+        check(&timed_run(runtime, request(), None).await?.1)?;
     }
     let mut samples = Vec::with_capacity(runs);
     let start = Instant::now();
     for _ in 0..runs {
-        let (elapsed, _) = timed_run(runtime, CodeRunRequest::new(COLD), Some(&two)).await?;
+        let (elapsed, result) = timed_run(runtime, request(), None).await?;
+        check(&result)?;
         samples.push(elapsed);
     }
     let total = start.elapsed().as_secs_f64();
@@ -163,6 +194,66 @@ async fn cold(runtime: &WasmCodeRuntime, runs: usize, warmup: usize) -> anyhow::
         "p99_us": percentile(&samples, 0.99) * 1000.0,
         "runs_per_s": runs as f64 / total,
     }))
+}
+
+/// W1: `runs` sequential cold runs of `return 1 + 1`, after `warmup`.
+async fn cold(runtime: &WasmCodeRuntime, runs: usize, warmup: usize) -> anyhow::Result<Value> {
+    let two = json!(2);
+    let check = |result: &CodeRunResult| {
+        ensure!(
+            result.value.as_ref() == Some(&two),
+            "expected 2, got {result:?}"
+        );
+        Ok(())
+    };
+    sequential(runtime, runs, warmup, || CodeRunRequest::new(COLD), check).await
+}
+
+/// W6: `runs` sequential cold runs of the typical agent program (10
+/// `tools.list` calls, 1,000 issues), after `warmup`, each checked against
+/// typical.expected.json.
+async fn typical(runtime: &WasmCodeRuntime, runs: usize, warmup: usize) -> anyhow::Result<Value> {
+    let expected: Value = serde_json::from_str(TYPICAL_EXPECTED)?;
+    let check = |result: &CodeRunResult| {
+        let logs: Vec<&str> = result.logs.iter().map(|line| line.text.as_str()).collect();
+        let got = json!({ "value": result.value, "logs": logs });
+        ensure!(got == expected, "expected {expected}, got {result:?}");
+        Ok(())
+    };
+    let request = || CodeRunRequest::new(TYPICAL).binding(list_tools());
+    sequential(runtime, runs, warmup, request, check).await
+}
+
+/// W6's binding: `tools.list({ page, size })`, a page of `size` issues.
+fn list_tools() -> CodeBindingNamespace {
+    CodeBindingNamespace::new("tools").function("list", |args| async move { list_page(&args) })
+}
+
+fn list_page(args: &Value) -> Result<Value, BindingError> {
+    let arg = |name: &str| {
+        args[name]
+            .as_u64()
+            .ok_or_else(|| BindingError::new(format!("list: {name} must be a natural number")))
+    };
+    let (page, size) = (arg("page")?, arg("size")?);
+    let items: Vec<Value> = (page * size..(page + 1) * size).map(issue).collect();
+    let next = (page + 1 < LIST_PAGES).then_some(page + 1);
+    Ok(json!({ "items": items, "next": next }))
+}
+
+/// Issue `id` of W6's tracker (`issue` in common.mjs is the same generator).
+fn issue(id: u64) -> Value {
+    const LABELS: [&str; 4] = ["bug", "feature", "docs", "question"];
+    let mut labels = vec![LABELS[(id % 4) as usize]];
+    if id.is_multiple_of(5) {
+        labels.push("urgent");
+    }
+    let state = if id.is_multiple_of(3) {
+        "closed"
+    } else {
+        "open"
+    };
+    json!({ "id": id, "state": state, "labels": labels, "comments": id * 7 % 13 })
 }
 
 /// W2: the median run of 1,000 awaited binding calls, minus the median run

@@ -3,31 +3,54 @@
 // JSON report (`runHarness`). benches/peers/coderun.rs measures coderun the same way.
 //
 // A peer is an object with `run(program, options)`, resolving with
-// `{ value }` or `{ error }` (never rejecting for a program's failure), where
-// `options.bindings` maps a global name to an object of async host functions,
-// and `options.abortAfterMs`, when set, asks the peer to abort the run that
-// many milliseconds after the program started; the result then carries
-// `abortRequestedAt` (a `performance.now()` time) so that the latency from
-// the request to the result can be measured.
+// `{ value, logs }` or `{ error }` (never rejecting for a program's failure;
+// `logs` are the program's `console.log` lines, each argument rendered by
+// `String`), where `options.bindings` maps a global name to an object of
+// async host functions, and `options.abortAfterMs`, when set, asks the peer
+// to abort the run that many milliseconds after the program started; the
+// result then carries `abortRequestedAt` (a `performance.now()` time) so
+// that the latency from the request to the result can be measured.
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { isDeepStrictEqual } from "node:util";
 
 const here = new URL("./programs/", import.meta.url);
 
 /** The workload programs of benches/peers/programs/, by file stem. */
 export const programs = Object.fromEntries(
-  ["cold", "calls", "calls-baseline", "fib", "json", "sort", "concurrent", "spin"].map((name) => [
-    name,
-    readFileSync(new URL(`${name}.js`, here), "utf8"),
-  ]),
+  ["cold", "calls", "calls-baseline", "fib", "json", "sort", "concurrent", "spin", "typical"].map(
+    (name) => [name, readFileSync(new URL(`${name}.js`, here), "utf8")],
+  ),
 );
+
+/** What `typical.js` returns and logs: `{ value, logs }`. */
+const typicalExpected = JSON.parse(readFileSync(new URL("typical.expected.json", here), "utf8"));
 
 /** The W3 programs, in report order. */
 export const cpuPrograms = ["fib", "json", "sort"];
 
 /** The binding every workload calls: resolves with its argument. */
 export const echoTools = { echo: async (x) => x };
+
+/** The pages `listTools.list` serves; the last one's `next` is null. */
+const LIST_PAGES = 10;
+const LABELS = ["bug", "feature", "docs", "question"];
+
+/** Issue `id` of W6's tracker (`issue` in coderun.rs is the same generator). */
+function issue(id) {
+  const labels = [LABELS[id % 4]];
+  if (id % 5 === 0) labels.push("urgent");
+  return { id, state: id % 3 === 0 ? "closed" : "open", labels, comments: (id * 7) % 13 };
+}
+
+/** W6's binding: `tools.list({ page, size })`, a page of `size` issues. */
+export const listTools = {
+  list: async ({ page, size }) => ({
+    items: Array.from({ length: size }, (_, i) => issue(page * size + i)),
+    next: page + 1 < LIST_PAGES ? page + 1 : null,
+  }),
+};
 
 export function progress(message) {
   process.stderr.write(`  ${message}\n`);
@@ -41,23 +64,28 @@ export function percentile(samples, p) {
 
 const median = (samples) => percentile(samples, 0.5);
 
-/** Runs `program` once on `peer` and checks that it returned `expected`. */
-async function timedRun(peer, program, options, expected) {
+/** Runs `program` once on `peer` and checks that it returned `expected`
+ * (compared deeply) and, when given, logged `logs`. */
+async function timedRun(peer, program, options, expected, logs) {
   const start = performance.now();
   const result = await peer.run(program, options);
   const ms = performance.now() - start;
-  if (expected !== undefined && result.value !== expected) {
-    throw new Error(`expected ${expected}, got ${JSON.stringify(result)}`);
+  if (
+    (expected !== undefined && !isDeepStrictEqual(result.value, expected)) ||
+    (logs !== undefined && !isDeepStrictEqual(result.logs, logs))
+  ) {
+    throw new Error(`expected ${JSON.stringify({ value: expected, logs })}, got ${JSON.stringify(result)}`);
   }
   return { ms, result };
 }
 
-/** W1: `runs` sequential cold runs of `return 1 + 1`, after `warmup`. */
-export async function measureCold(peer, { runs, warmup }) {
-  for (let i = 0; i < warmup; i++) await timedRun(peer, programs.cold, {}, 2);
+/** `runs` sequential cold runs of `program`, after `warmup`, each checked
+ * to return `expected` and log `logs`. */
+async function measureSequential(peer, program, options, { runs, warmup }, expected, logs) {
+  for (let i = 0; i < warmup; i++) await timedRun(peer, program, options, expected, logs);
   const samples = [];
   const start = performance.now();
-  for (let i = 0; i < runs; i++) samples.push((await timedRun(peer, programs.cold, {}, 2)).ms);
+  for (let i = 0; i < runs; i++) samples.push((await timedRun(peer, program, options, expected, logs)).ms);
   const totalS = (performance.now() - start) / 1000;
   return {
     runs,
@@ -65,6 +93,19 @@ export async function measureCold(peer, { runs, warmup }) {
     p99_us: percentile(samples, 0.99) * 1000,
     runs_per_s: runs / totalS,
   };
+}
+
+/** W1: `runs` sequential cold runs of `return 1 + 1`, after `warmup`. */
+export function measureCold(peer, sizes) {
+  return measureSequential(peer, programs.cold, {}, sizes, 2);
+}
+
+/** W6: `runs` sequential cold runs of the typical agent program (10
+ * `tools.list` calls, 1,000 issues), after `warmup`, each checked against
+ * typical.expected.json, which coderun.rs checks its runs against too. */
+export function measureTypical(peer, sizes) {
+  const { value, logs } = typicalExpected;
+  return measureSequential(peer, programs.typical, { bindings: { tools: listTools } }, sizes, value, logs);
 }
 
 /** The binding calls `calls.js` makes. */
@@ -171,6 +212,7 @@ export async function measureAbort(peer, { reps, abortAfterMs = 20 }) {
 
 const workloads = {
   cold: measureCold,
+  typical: measureTypical,
   calls: measureCalls,
   cpu: measureCpu,
   concurrent: measureConcurrent,

@@ -43,7 +43,7 @@ const peer = {
             worker.terminate();
           }, abortAfterMs);
         } else if (message.type === "done") {
-          settle("error" in message ? { error: message.error } : { value: message.value });
+          settle("error" in message ? { error: message.error } : { value: message.value, logs: message.logs });
         }
       });
       worker.on("error", (error) => settle({ error: `worker-exit: ${error}` }));
@@ -59,6 +59,7 @@ const concurrentRuns = Math.min(1000, Math.floor(freemem() / (16 * MIB)));
 
 await bench.runHarness("node worker", `node ${process.version}`, peer, {
   cold: { runs: 100, warmup: 5 },
+  typical: { runs: 100, warmup: 5 },
   calls: { reps: 10 },
   cpu: { reps: 5 },
   concurrent: { runs: concurrentRuns },

@@ -31,9 +31,14 @@ for (const [global, names] of Object.entries(workerData.bindings)) {
   namespaces.push(namespace);
 }
 
+// The program's console collects its lines, as the other peers' do.
+const logs = [];
+globals.push("console");
+namespaces.push({ log: (...args) => logs.push(args.map(String).join(" ")) });
+
 const AsyncFunction = (async () => {}).constructor;
 if (workerData.announceStart) parentPort.postMessage({ type: "started" });
 new AsyncFunction(...globals, workerData.program)(...namespaces).then(
-  (value) => parentPort.postMessage({ type: "done", value }),
+  (value) => parentPort.postMessage({ type: "done", value, logs }),
   (error) => parentPort.postMessage({ type: "done", error: String(error?.stack ?? error) }),
 );

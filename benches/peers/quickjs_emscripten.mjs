@@ -27,7 +27,15 @@ const peer = {
   async run(program, { bindings = {}, abortAfterMs } = {}) {
     const runtime = QuickJS.newRuntime();
     const vm = runtime.newContext();
+    const logs = [];
     try {
+      // QuickJS itself has no console; this one collects the lines.
+      vm.newObject().consume((console) => {
+        vm.newFunction("log", (...args) => {
+          logs.push(args.map((arg) => String(vm.dump(arg))).join(" "));
+        }).consume((log) => vm.setProp(console, "log", log));
+        vm.setProp(vm.global, "console", console);
+      });
       for (const [global, fns] of Object.entries(bindings)) {
         const namespace = vm.newObject();
         for (const [name, fn] of Object.entries(fns)) {
@@ -65,7 +73,7 @@ const peer = {
       runtime.executePendingJobs();
       const settled = await settledPromise;
       if (settled.error) return { error: String(settled.error.consume(vm.dump)?.message), abortRequestedAt };
-      return { value: settled.value.consume(vm.dump) };
+      return { value: settled.value.consume(vm.dump), logs };
     } finally {
       vm.dispose();
       runtime.dispose();
@@ -75,6 +83,7 @@ const peer = {
 
 await bench.runHarness("quickjs-emscripten", `quickjs-emscripten ${version}`, peer, {
   cold: { runs: 1000, warmup: 50 },
+  typical: { runs: 300, warmup: 20 },
   calls: { reps: 10 },
   cpu: { reps: 5 },
   concurrent: { runs: 1000 },

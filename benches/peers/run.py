@@ -8,7 +8,9 @@ missing; benches/report.py keeps that section when it rewrites the file).
 Each harness prints one JSON object, `{"<peer>": {"version": …,
 "<workload>": {…}}}`, and its progress on stderr. W4 (1,000 concurrent runs)
 runs in a process of its own, so that what the other workloads left resident
-does not hide what the concurrent runs take.
+does not hide what the concurrent runs take; so does the MCP workload, which
+only the coderun harness has (its peer is a direct MCP client, in the same
+process) and which needs `make mcp-servers`.
 
 Usage: run.py [--cargo CARGO]   (from anywhere; after `make bench-peers`'s setup)
 
@@ -31,9 +33,13 @@ sys.path.insert(0, str(ROOT / "benches"))
 import machine  # noqa: E402  (benches/machine.py, shared with report.py)
 RESULTS = ROOT / "benches" / "RESULTS.md"
 BEGIN, END = "<!-- peers:begin -->", "<!-- peers:end -->"
-# Every workload but W4, then W4 alone.
-SPLIT = [["cold", "calls", "cpu", "abort"], ["concurrent"]]
+# Every workload but W4 and MCP, then W4 alone, then MCP alone. W1 and W6
+# share a process, so that W6's ratio to W1 compares like with like.
+SPLIT = [["cold", "typical", "calls", "cpu", "abort"], ["concurrent"], ["mcp"]]
 ALL_WORKLOADS = {workload for workloads in SPLIT for workload in workloads}
+# The upstream of the MCP workload, installed by `make mcp-servers`.
+MEMORY_SERVER = (ROOT / "tools" / "mcp-servers" / "node_modules" / "@modelcontextprotocol"
+                 / "server-memory" / "dist" / "index.js")
 HARNESS_TIMEOUT_S = 300
 
 CODERUN, WORKER, QJSEM, NATIVE, NODE = (
@@ -94,14 +100,21 @@ def build_coderun(cargo):
 
 def measure(coderun_bin):
     results, failures = {}, []
+    without_mcp = ALL_WORKLOADS - {"mcp"}
+    coderun_workloads = ALL_WORKLOADS
+    if not MEMORY_SERVER.is_file():
+        failures.append("MCP not measured: the MCP servers are not installed (`make mcp-servers`)")
+        coderun_workloads = without_mcp
     harnesses = [
-        (CODERUN, [coderun_bin]),
-        (WORKER, ["node", str(PEERS_DIR / "node_worker.mjs")]),
-        (QJSEM, ["node", str(PEERS_DIR / "quickjs_emscripten.mjs")]),
+        (CODERUN, [coderun_bin], coderun_workloads),
+        (WORKER, ["node", str(PEERS_DIR / "node_worker.mjs")], without_mcp),
+        (QJSEM, ["node", str(PEERS_DIR / "quickjs_emscripten.mjs")], without_mcp),
     ]
-    for label, command in harnesses:
+    for label, command, known in harnesses:
         for workloads in SPLIT:
-            run_harness(label, command + workloads, results, failures)
+            workloads = [workload for workload in workloads if workload in known]
+            if workloads:
+                run_harness(label, command + workloads, results, failures)
     run_harness(NODE, ["node", str(PEERS_DIR / "node_plain.mjs")], results, failures)
     return results, failures
 
@@ -160,9 +173,10 @@ def table(results):
     lt = lambda a, b: a < b
     rows = []
 
-    def row(label, figure, fmt, target, met, peers=PEERS):
+    def row(label, figure, fmt, target, met, peers=PEERS, note=None):
+        """`note`, when given, follows coderun's figure in its cell."""
         ours = figure(CODERUN)
-        cells = [fmt(ours)]
+        cells = [fmt(ours) + (f" ({note})" if note and ours is not None else "")]
         for peer in PEERS:
             theirs = figure(peer) if peer in peers else None
             if theirs is None:
@@ -172,9 +186,10 @@ def table(results):
             cells.append(f"{fmt(theirs)} ({ratio})" if ratio else fmt(theirs))
         rows.append([label] + cells + [target, met])
 
-    def targeted(label, figure, fmt, checks, peers=PEERS):
+    def targeted(label, figure, fmt, checks, peers=PEERS, note=None):
         """A row whose target is its checks, named in order."""
-        row(label, figure, fmt, "; ".join(name for name, _ in checks), verdict(checks), peers)
+        row(label, figure, fmt, "; ".join(name for name, _ in checks), verdict(checks), peers,
+            note)
 
     def ratio_of(peer, figure):
         ours, theirs = figure(CODERUN), figure(peer)
@@ -251,6 +266,27 @@ def table(results):
     targeted("W5 abort latency, worst", worst, fmt_ms,
              [("< 10 ms", compare(worst(CODERUN), lt, 10))], peers=[WORKER, QJSEM])
 
+    # W6
+    w6_p50 = lambda peer: get(results, peer, "typical", "p50_us")
+    w1_p50 = p50(CODERUN)
+    of_w1 = None if w1_p50 is None or w6_p50(CODERUN) is None else w6_p50(CODERUN) / w1_p50
+    targeted("W6 typical agent program (≈40 lines of TS, 10 calls, 1,000 items), cold, p50",
+             w6_p50, fmt_us,
+             [("≤ 2.5× coderun's W1 p50", compare(of_w1, le, 2.5)),
+              ("≤ 0.5× quickjs-emscripten", compare(ratio_of(QJSEM, w6_p50), le, 0.5))],
+             peers=[WORKER, QJSEM], note=None if of_w1 is None else f"{of_w1:.2f}× W1")
+    row("W6 typical agent program, p99", lambda peer: get(results, peer, "typical", "p99_us"),
+        fmt_us, "", "", peers=[WORKER, QJSEM])
+
+    # MCP: the peer is a direct client, measured by the coderun harness.
+    run_code = get(results, CODERUN, "mcp", "run_code_p50_ms")
+    direct = get(results, CODERUN, "mcp", "direct_p50_ms")
+    ratio = None if run_code is None or direct is None or direct == 0 else run_code / direct
+    cell = "—" if ratio is None else f"{fmt_ms(run_code)} vs {fmt_ms(direct)} direct ({ratio:.2f}×)"
+    rows.append(["MCP: a run_code making 5 calls to a local upstream vs 5 direct calls, "
+                 "per batch, p50", cell] + ["—"] * len(PEERS)
+                + ["≤ 1.2× direct", verdict([("≤ 1.2× direct", compare(ratio, le, 1.2))])])
+
     header = ["workload", "coderun"] + PEERS + ["target", "met?"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cells) + " |" for cells in rows]
@@ -304,7 +340,13 @@ def section(results, failures, load):
         "slow spell of this shared machine falls on all three alike), of 5 for the Node-hosted peers. "
         "coderun is the release build with the default "
         f"configuration (fuel on, {fuel}); its W3 is also measured with fuel metering off "
-        "(`RuntimeConfig::fuel_metering(false)`: the budget is not enforced).",
+        "(`RuntimeConfig::fuel_metering(false)`: the budget is not enforced). W6 runs "
+        "programs/typical.ts on coderun (its host strips the types) and typical.js, the same "
+        "program without them, on the peers; every harness checks its result against "
+        "typical.expected.json. The MCP row is measured by the coderun harness alone: an MCP "
+        "client calls the memory server's `read_graph` 5 times directly, then sends `coderun mcp` "
+        "(in front of another copy of that server) one `run_code` making the same 5 calls, "
+        "alternately, batch after batch.",
         "",
         table(results),
         "",
