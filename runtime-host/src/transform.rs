@@ -235,9 +235,7 @@ fn transform_bounded(
     let needed = BASE_STACK_BYTES
         .saturating_add(depth.saturating_mul(STACK_BYTES_PER_LEVEL))
         .saturating_add(source.len().saturating_mul(STACK_BYTES_PER_SOURCE_BYTE));
-    stacker::maybe_grow(needed, needed, || {
-        transform_unguarded(&source, strip)
-    })
+    stacker::maybe_grow(needed, needed, || transform_unguarded(&source, strip))
 }
 
 /// How a program's TypeScript becomes JavaScript.

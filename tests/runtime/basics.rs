@@ -84,7 +84,10 @@ async fn typescript_that_would_read_differently_once_blank_keeps_its_meaning() {
             "class F { x = 1\n  private ['y'] = 2 }\nreturn new F()",
             json!({"x": 1, "y": 2}),
         ),
-        ("const f = (x: number):\n  number => x + 1\nreturn f(1)", json!(2)),
+        (
+            "const f = (x: number):\n  number => x + 1\nreturn f(1)",
+            json!(2),
+        ),
         ("function f() { return <number>\n1 }\nreturn f()", json!(1)),
     ] {
         let result = run(program).await;

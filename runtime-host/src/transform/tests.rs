@@ -163,9 +163,9 @@ fn javascript_runs_as_written() {
 fn erased(source: &str) -> Option<String> {
     let out = transform(source).unwrap();
     match *out.positions {
-        Positions::Verbatim(_) => Some(
-            out.script[WRAPPER_HEAD.len()..out.script.len() - WRAPPER_TAIL.len()].to_owned(),
-        ),
+        Positions::Verbatim(_) => {
+            Some(out.script[WRAPPER_HEAD.len()..out.script.len() - WRAPPER_TAIL.len()].to_owned())
+        }
         _ => None,
     }
 }
