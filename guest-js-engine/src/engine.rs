@@ -4,9 +4,16 @@
 //! by `initialize` and captured by the snapshot, and what the natives reach
 //! while a program runs (the `Math.random` state, the calls in flight, the
 //! run's start time). Only `run` mutates it, once per instance.
+//!
+//! The event loop gives the program one settled call per turn, at the point
+//! where nothing is runnable and no timer is due: the next one the host
+//! handed over with its start (`ready`), else the one `wait-settled`
+//! returns. The host hands a call over with its start only when it is the
+//! one `wait-settled` would have returned next, so the program sees the
+//! same order either way (`wit/sandbox.wit`).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Instant, SystemTime};
 
 use rquickjs::context::EvalOptions;
@@ -52,6 +59,15 @@ struct State {
     /// settled, by call id. Kept on the Rust side, where no program can
     /// reach or patch them.
     pending: RefCell<HashMap<u64, Resolvers>>,
+    /// Calls the host settled in `start-call`, in the order it handed them
+    /// over: each is given to the program where the event loop would next
+    /// call `wait-settled`. Their resolvers are still in `pending`.
+    ready: RefCell<VecDeque<host::SettledCall>>,
+    /// Whether the program may have a timer set: false until it sets one
+    /// (the prelude's `timerSet`), and again once `fireTimer` finds none.
+    /// The event loop asks the prelude for a due timer only while it is
+    /// true.
+    timers: Cell<bool>,
     /// When the run started, for `performance.now()`, and the wall-clock
     /// time then, in milliseconds, for `performance.timeOrigin`.
     started: Cell<Option<(Instant, f64)>>,
@@ -62,6 +78,8 @@ thread_local! {
         engine: RefCell::new(None),
         random: Cell::new(0x9E37_79B9_7F4A_7C15),
         pending: RefCell::new(HashMap::new()),
+        ready: RefCell::new(VecDeque::new()),
+        timers: Cell::new(false),
         started: Cell::new(None),
     };
 }
@@ -87,6 +105,7 @@ pub fn initialize() {
                 let natives = Object::new(ctx.clone())?;
                 natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
                 natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
+                natives.set("timerSet", Function::new(ctx.clone(), timer_set)?)?;
                 natives.set(
                     "random",
                     Function::new(ctx.clone(), random)?.with_name("random")?,
@@ -161,6 +180,10 @@ fn run_in<'js>(
     let Some(promise) = value.as_promise().cloned() else {
         return encode(ctx, &internals, value, settings);
     };
+    let fire_timer: Function = match internals.get("fireTimer") {
+        Ok(fire_timer) => fire_timer,
+        Err(error) => return thrown(ctx, &internals, error),
+    };
 
     loop {
         while ctx.execute_pending_job() {}
@@ -182,22 +205,32 @@ fn run_in<'js>(
             PromiseState::Pending => {}
         }
         // One timer at a time: the jobs its callback queues run first.
-        let next_timer = match internals
-            .get::<_, Function>("fireTimer")
-            .and_then(|fire| fire.call::<_, f64>(()))
-        {
-            Ok(next) => next,
-            Err(error) => return thrown(ctx, &internals, error),
+        let next_timer = if STATE.with(|state| state.timers.get()) {
+            match fire_timer.call::<_, f64>(()) {
+                Ok(next) => next,
+                Err(error) => return thrown(ctx, &internals, error),
+            }
+        } else {
+            -1.0
         };
         if next_timer == 0.0 {
             continue;
         }
-        let timeout = (next_timer > 0.0).then(|| next_timer.ceil() as u64);
-        if timeout.is_none() && STATE.with(|state| state.pending.borrow().is_empty()) {
-            return Outcome::Stalled;
+        if next_timer < 0.0 {
+            STATE.with(|state| state.timers.set(false));
         }
-        // `None`: the timeout passed first, and a timer is due.
-        if let Some(settled) = host::wait_settled(timeout)
+        let timeout = (next_timer > 0.0).then(|| next_timer.ceil() as u64);
+        let settled = match STATE.with(|state| state.ready.borrow_mut().pop_front()) {
+            Some(settled) => Some(settled),
+            None => {
+                if timeout.is_none() && STATE.with(|state| state.pending.borrow().is_empty()) {
+                    return Outcome::Stalled;
+                }
+                // `None`: the timeout passed first, and a timer is due.
+                host::wait_settled(timeout)
+            }
+        };
+        if let Some(settled) = settled
             && settle(ctx, &internals, settled).is_err()
         {
             // Only a program that exhausted memory can make settling fail;
@@ -218,23 +251,49 @@ fn settle<'js>(
         return Ok(());
     };
     let rejection = match settled.outcome {
-        Ok(json) => match ctx.json_parse(json) {
-            Ok(value) => return resolvers.resolve.restore(ctx)?.call((value,)),
-            Err(rquickjs::Error::Exception) => {
-                let why = ctx
-                    .catch()
-                    .get::<Coerced<String>>()
-                    .map_or_else(|_| "unreadable".into(), |why| why.0);
-                format!("the host returned malformed JSON: {why}")
+        Ok(json) => {
+            if let Some(value) = json_literal(ctx, &json) {
+                return resolvers.resolve.restore(ctx)?.call((value,));
             }
-            Err(error) => format!("the host returned malformed JSON: {error}"),
-        },
+            match ctx.json_parse(json) {
+                Ok(value) => return resolvers.resolve.restore(ctx)?.call((value,)),
+                Err(rquickjs::Error::Exception) => {
+                    let why = ctx
+                        .catch()
+                        .get::<Coerced<String>>()
+                        .map_or_else(|_| "unreadable".into(), |why| why.0);
+                    format!("the host returned malformed JSON: {why}")
+                }
+                Err(error) => format!("the host returned malformed JSON: {error}"),
+            }
+        }
         Err(message) => message,
     };
     let error: Value = internals
         .get::<_, Function>("hostError")?
         .call((rejection,))?;
     resolvers.reject.restore(ctx)?.call((error,))
+}
+
+/// The value of JSON text `json` when it is a literal that needs no parser:
+/// `true`, `false`, `null`, or an integer in `i32` range written as JSON
+/// writes it (most bindings' answers are small). `None` for anything else,
+/// which `JSON.parse` reads.
+fn json_literal<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
+    match json {
+        "true" => Some(Value::new_bool(ctx.clone(), true)),
+        "false" => Some(Value::new_bool(ctx.clone(), false)),
+        "null" => Some(Value::new_null(ctx.clone())),
+        _ => {
+            let digits = json.strip_prefix('-').unwrap_or(json);
+            // No `-0` (a float), no leading zeros, no `+`.
+            let integer = json != "-0"
+                && digits.bytes().all(|byte| byte.is_ascii_digit())
+                && (digits == "0" || !digits.starts_with('0'));
+            let n: i32 = json.parse().ok().filter(|_| integer)?;
+            Some(Value::new_int(ctx.clone(), n))
+        }
+    }
 }
 
 fn install_bindings<'js>(
@@ -324,7 +383,8 @@ fn host_log(level: u32, line: String) {
 }
 
 /// Starts a binding call and returns its promise, which the event loop
-/// settles from Rust; throws the host's message if the call was refused.
+/// settles from Rust (from `ready` when the host settled it at once);
+/// throws the host's message if the call was refused.
 fn host_call<'js>(
     ctx: Ctx<'js>,
     namespace: u32,
@@ -334,17 +394,30 @@ fn host_call<'js>(
     // The promise first: once the host has the call, nothing may fail
     // before its resolvers are recorded.
     let (promise, resolve, reject) = ctx.promise()?;
-    match host::start_call(namespace, function, &args_json) {
-        Ok(id) => {
+    let held = STATE.with(|state| state.ready.borrow().len());
+    let held = u32::try_from(held).unwrap_or(u32::MAX);
+    match host::start_call(namespace, function, &args_json, held) {
+        Ok(host::StartedCall { id, settled }) => {
             let resolvers = Resolvers {
                 resolve: Persistent::save(&ctx, resolve),
                 reject: Persistent::save(&ctx, reject),
             };
-            STATE.with(|state| state.pending.borrow_mut().insert(id, resolvers));
+            STATE.with(|state| {
+                state.pending.borrow_mut().insert(id, resolvers);
+                if let Some(outcome) = settled {
+                    let settled = host::SettledCall { id, outcome };
+                    state.ready.borrow_mut().push_back(settled);
+                }
+            });
             Ok(promise)
         }
         Err(message) => Err(Exception::throw_message(&ctx, &message)),
     }
+}
+
+/// The prelude set a timer: the event loop asks it for due timers again.
+fn timer_set() {
+    STATE.with(|state| state.timers.set(true));
 }
 
 fn random() -> f64 {

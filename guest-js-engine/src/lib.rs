@@ -12,8 +12,9 @@
 //! `run` evaluates the program (a function expression the host produced),
 //! calls it, and then loops: run every pending job; if the program's promise
 //! settled, encode the outcome and return; if binding calls are in flight,
-//! block in the host's `wait-settled` and feed the settled call back to its
-//! promise; if none is in flight, the program awaits something that can never
+//! feed the next settled call back to its promise: one the host settled
+//! with its `start-call`, else the one its `wait-settled` blocks for; if
+//! none is in flight, the program awaits something that can never
 //! settle, and the run ends as `stalled` rather than hanging.
 
 #![expect(unsafe_code, reason = "wit-bindgen's export glue is unsafe code")]

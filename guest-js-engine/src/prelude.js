@@ -5,7 +5,7 @@
 // builtins breaks only itself.
 (function (natives) {
   'use strict';
-  const { hostLog, hostCall, random, randomBytes, now, timeOrigin } = natives;
+  const { hostLog, hostCall, timerSet, random, randomBytes, now, timeOrigin } = natives;
 
   const ObjectCreate = Object.create;
   const defineProperty = Object.defineProperty;
@@ -69,7 +69,9 @@
   // deterministic run the virtual one, which the host advances when the
   // program has nothing to do but wait for a timer. The event loop calls
   // `fireTimer` between rounds of jobs: one callback per call, so the
-  // promises a callback settles run before the next timer fires.
+  // promises a callback settles run before the next timer fires. It does
+  // so only after `timerSet` told it a timer was set, until `fireTimer`
+  // finds none left.
   const TIMEOUT_MAX = 2147483647;
   const heap = [];
   const active = new MapCtor();
@@ -128,6 +130,7 @@
     const timer = { id, callback, args, delay: ms, repeat, due: 0, order: 0 };
     active.set(id, timer);
     schedule(timer);
+    timerSet();
     return id;
   }
 

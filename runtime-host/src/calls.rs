@@ -2,13 +2,16 @@
 //!
 //! Each binding call the guest starts is checked, recorded in the run's
 //! ledger (when the run records), answered from the record (when it
-//! replays), or polled once inside `start-call` (a call that is ready at
-//! once is buffered) and otherwise spawned on tokio to report back through
-//! a per-run channel. `wait-settled` delivers one settled call, in the order
-//! the run's mode gives: the record's order for replayed calls, then start
-//! order on a virtual clock, else arrival order; or waits for a timer. When
-//! the run is over the store is dropped, and with it the channel's
-//! receiver: a call that settles later has nowhere to go.
+//! replays), or polled once inside `start-call` and otherwise spawned on
+//! tokio to report back through a per-run channel. `wait-settled` delivers
+//! one settled call, in the order the run's mode gives: the record's order
+//! for replayed calls, then start order on a virtual clock, else arrival
+//! order; or waits for a timer. A call that is ready at its first poll
+//! arrives at once; when it is then the next call to deliver (see
+//! `Calls::deliver_at_once`), `start-call` delivers it itself, saving the
+//! guest a `wait-settled`. When the run is over the store is dropped, and
+//! with it the channel's receiver: a call that settles later has nowhere to
+//! go.
 //!
 //! Everything the guest sends is checked here: indices, JSON, sizes, the
 //! number of calls in flight. A violation of the protocol traps the run; it
@@ -28,7 +31,7 @@ use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
 use crate::durable::{CallOutcome, Delivery, Divergence, Interruption, Ledger};
 use crate::failure::ProtocolViolation;
-use crate::guest::{Host, LogLevel as GuestLogLevel, Namespace, SettledCall};
+use crate::guest::{Host, LogLevel as GuestLogLevel, Namespace, SettledCall, StartedCall};
 use crate::json;
 use crate::output::{self, Output};
 use crate::result::LogLevel;
@@ -52,6 +55,14 @@ enum Settled {
     Interrupt(Value),
     /// A replayed call that never settled in the recorded run.
     Never,
+}
+
+/// A delivered call's outcome, as the program is given it.
+enum Handover {
+    /// `Ok`: the resolved value's JSON; `Err`: the rejection's message.
+    Outcome(Result<String, String>),
+    /// The call asked to interrupt the run: the run ends instead.
+    Interrupt(Value),
 }
 
 /// The binding calls of one run.
@@ -222,21 +233,54 @@ impl Calls {
 
     /// Gives the program call `id`'s outcome.
     async fn deliver(&mut self, id: u64) -> wasmtime::Result<SettledCall> {
+        match self.hand_over(id)? {
+            Handover::Outcome(outcome) => Ok(SettledCall { id, outcome }),
+            Handover::Interrupt(payload) => {
+                self.drain().await?;
+                Err(Interruption { step: id, payload }.into())
+            }
+        }
+    }
+
+    /// Takes call `id`'s outcome for the program and records it delivered.
+    fn hand_over(&mut self, id: u64) -> wasmtime::Result<Handover> {
         self.in_flight.remove(&id);
         let settled = self.settled.remove(&id);
         self.ledger.delivered(id);
-        let outcome = match settled {
-            Some(Settled::Value(json)) => Ok(json),
-            Some(Settled::Error(message)) => Err(message),
-            Some(Settled::Interrupt(payload)) => {
-                self.drain().await?;
-                return Err(Interruption { step: id, payload }.into());
-            }
+        match settled {
+            Some(Settled::Value(json)) => Ok(Handover::Outcome(Ok(json))),
+            Some(Settled::Error(message)) => Ok(Handover::Outcome(Err(message))),
+            Some(Settled::Interrupt(payload)) => Ok(Handover::Interrupt(payload)),
             Some(Settled::Never) | None => {
-                return Err(ProtocolViolation(format!("call {id} was delivered unsettled")).into());
+                Err(ProtocolViolation(format!("call {id} was delivered unsettled")).into())
             }
-        };
-        Ok(SettledCall { id, outcome })
+        }
+    }
+
+    /// Live call `id`, which just arrived, delivered with its start: only
+    /// when it is the call the next `wait-settled` would deliver (nothing
+    /// replayed or arrived before it waits, so `next_ready` would return
+    /// it), the clock is real (a deterministic run's fuel must not depend
+    /// on how soon a binding answered), and it does not ask to interrupt
+    /// the run (which ends the run from `wait-settled`). The guest gives the
+    /// program the outcome where it would have called `wait-settled`, so
+    /// the program, and a replay of its record, see the same order.
+    fn deliver_at_once(&mut self, id: u64) -> wasmtime::Result<Option<Result<String, String>>> {
+        let next = self.replayed.is_empty() && self.arrivals.len() == 1;
+        if !next
+            || self.clock.is_virtual()
+            || matches!(self.settled.get(&id), Some(Settled::Interrupt(_)))
+        {
+            return Ok(None);
+        }
+        self.arrivals.clear();
+        match self.hand_over(id)? {
+            Handover::Outcome(outcome) => Ok(Some(outcome)),
+            Handover::Interrupt(_) => Err(ProtocolViolation(format!(
+                "call {id} asked to interrupt the run as it started"
+            ))
+            .into()),
+        }
     }
 }
 
@@ -246,7 +290,8 @@ impl Host for RunState {
         namespace: u32,
         function: u32,
         args_json: String,
-    ) -> wasmtime::Result<Result<u64, String>> {
+        held: u32,
+    ) -> wasmtime::Result<Result<StartedCall, String>> {
         let calls = &mut self.calls;
         let Some(binding) = calls
             .bindings
@@ -258,7 +303,9 @@ impl Host for RunState {
             ))
             .into());
         };
-        if calls.in_flight.len() >= calls.max_pending {
+        // A guest that understates `held` only keeps more outcomes in its
+        // own memory: the host holds none of them.
+        if calls.in_flight.len().saturating_add(held as usize) >= calls.max_pending {
             return Ok(Err(format!(
                 "too many binding calls in flight: at most {} may be pending at once \
                  (config.max_pending_calls); await some before starting more",
@@ -297,7 +344,7 @@ impl Host for RunState {
                 calls.replayed.insert((rank.unwrap_or(u64::MAX), id), id);
             }
             calls.settled.insert(id, settled);
-            return Ok(Ok(id));
+            return Ok(Ok(StartedCall { id, settled: None }));
         }
         // A panicking binding is a host bug, but it must not leave the
         // program waiting forever or take the run down with it.
@@ -317,7 +364,8 @@ impl Host for RunState {
         let mut cx = Context::from_waker(Waker::noop());
         if let Poll::Ready(result) = call.as_mut().poll(&mut cx) {
             calls.arrive(id, result)?;
-            return Ok(Ok(id));
+            let settled = calls.deliver_at_once(id)?;
+            return Ok(Ok(StartedCall { id, settled }));
         }
         calls.outstanding += 1;
         let sender = calls.sender.clone();
@@ -326,7 +374,7 @@ impl Host for RunState {
             // The run may be over; then nobody listens and that is fine.
             let _ = sender.send((id, result));
         });
-        Ok(Ok(id))
+        Ok(Ok(StartedCall { id, settled: None }))
     }
 
     async fn wait_settled(

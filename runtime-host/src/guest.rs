@@ -18,7 +18,7 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-pub(crate) use coderun::sandbox::host::{Host, LogLevel, SettledCall};
+pub(crate) use coderun::sandbox::host::{Host, LogLevel, SettledCall, StartedCall};
 pub(crate) use exports::coderun::sandbox::program::{
     Function as Declared, Namespace, Outcome, Settings,
 };

@@ -39,22 +39,35 @@ pub(crate) fn parse_within(text: &str, max_depth: usize) -> Result<Value, GuestJ
         return Err(GuestJsonError::TooDeep(max_depth));
     }
     let text = repair_surrogates(text);
-    // serde's deserializer recurses once per level, with frames of up to a
-    // few KiB in unoptimised builds: on a stack of its own when the
-    // caller's has too little left.
-    let needed = 64 * 1024 + depth * STACK_BYTES_PER_LEVEL;
-    stacker::maybe_grow(needed, needed, || {
+    let deserialise = || {
         let mut deserializer = serde_json::Deserializer::from_str(&text);
         // The depth is already known to be bounded.
         deserializer.disable_recursion_limit();
         Value::deserialize(&mut deserializer)
             .and_then(|value| deserializer.end().map(|()| value))
             .map_err(|error| GuestJsonError::Invalid(error.to_string()))
-    })
+    };
+    // A shallow value (nearly every binding argument) parses on the
+    // caller's stack. Asking `stacker` costs more than the parse there: the
+    // host imports run on the guest's fiber, whose stack `stacker` cannot
+    // see, so it would map a fresh stack for every call.
+    if depth <= SHALLOW_DEPTH {
+        return deserialise();
+    }
+    // serde's deserializer recurses once per level, with frames of up to a
+    // few KiB in unoptimised builds: on a stack of its own when the
+    // caller's has too little left.
+    let needed = 64 * 1024 + depth * STACK_BYTES_PER_LEVEL;
+    stacker::maybe_grow(needed, needed, deserialise)
 }
 
 /// Stack one level of nesting may take while deserialising.
 const STACK_BYTES_PER_LEVEL: usize = 4 * 1024;
+
+/// The deepest nesting parsed without `stacker`: at most 64 KiB of frames,
+/// well within what every caller has left (the host imports have 1 MiB of
+/// the guest's fiber stack; threads have 2 MiB or more).
+const SHALLOW_DEPTH: usize = 16;
 
 /// The deepest nesting of `[` and `{` outside strings.
 fn depth(text: &str) -> usize {

@@ -329,3 +329,107 @@ async fn calls_that_settle_at_once_and_later_keep_their_own_order() {
         Some(json!(["now 1", "now 2", "later", "after"]))
     );
 }
+
+/// A call the binding answers at once settles only once nothing else is
+/// runnable, like one answered later: what the program sees never depends
+/// on how soon a binding answered (which a replay could not repeat).
+#[tokio::test]
+async fn a_call_answered_at_once_settles_after_the_jobs_already_runnable() {
+    let program = r#"
+        const order = [];
+        const call = tools.echo('call').then((v) => order.push(v));
+        Promise.resolve()
+            .then(() => order.push('tick 1'))
+            .then(() => order.push('tick 2'))
+            .then(() => order.push('tick 3'));
+        await call;
+        return order;
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!(["tick 1", "tick 2", "tick 3", "call"]))
+    );
+}
+
+#[tokio::test]
+async fn calls_answered_at_once_mix_with_pending_ones_and_rejections() {
+    let host = CodeBindingNamespace::new("tools")
+        .function("now", |args| async move { Ok(args) })
+        .function("fail", |args| async move {
+            Err(format!("no {}", args["n"]).into())
+        })
+        .function("later", |args| async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Ok(args)
+        });
+    let program = r#"
+        const settled = await Promise.allSettled([
+            tools.now(1), tools.later(2), tools.fail({ n: 3 }), tools.now(4), tools.later(5),
+        ]);
+        const all = settled.map((r) => r.status === 'fulfilled' ? r.value : r.reason.message);
+        let total = 0;
+        for (let i = 0; i < 300; i++) {
+            total += await (i % 50 === 0 ? tools.later(i) : tools.now(i));
+            if (i % 100 === 1) {
+                try { await tools.fail({ n: i }); } catch (e) { all.push(e instanceof Error, e.message); }
+            }
+        }
+        all.push(total);
+        return all;
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            1, 2, "no 3", 4, 5, true, "no 1", true, "no 101", true, "no 201", 44850
+        ]))
+    );
+}
+
+#[tokio::test]
+async fn results_at_the_edges_of_small_integers_arrive_as_the_same_numbers() {
+    let values = json!([
+        0,
+        7,
+        -7,
+        2147483647,
+        2147483648_u64,
+        -2147483648,
+        -2147483649_i64,
+        -0.0,
+        1.5,
+        1e21
+    ]);
+    let host = CodeBindingNamespace::new("tools").function("at", move |i| {
+        let value = values[i.as_u64().unwrap_or(0) as usize].clone();
+        async move { Ok(value) }
+    });
+    let program = r#"
+        const out = [];
+        for (let i = 0; i < 10; i++) {
+            const v = await tools.at(i);
+            out.push(Object.is(v, -0) ? '-0' : [typeof v, v + 1]);
+        }
+        return out;
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            ["number", 1],
+            ["number", 8],
+            ["number", -6],
+            ["number", 2147483648_u64],
+            ["number", 2147483649_u64],
+            ["number", -2147483647],
+            ["number", -2147483648],
+            "-0",
+            ["number", 2.5],
+            ["number", 1e21]
+        ]))
+    );
+}

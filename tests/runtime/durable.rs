@@ -513,3 +513,42 @@ async fn unreadable_records_are_refused_with_the_reason() {
         "{refused:?}"
     );
 }
+
+/// Calls a binding answers at once are handed to the program with their
+/// start; the record keeps them as delivered, and its replay (which hands
+/// every call over from `wait-settled`) sees the same order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_of_calls_answered_at_once_replays_in_the_same_order() {
+    let host = CodeBindingNamespace::new("tools")
+        .function("now", |args| async move { Ok(args) })
+        .function("fail", |_| async move { Err("nope".into()) })
+        .function("later", |args| async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Ok(args)
+        });
+    let program = r#"
+        const order = [];
+        const note = (p) => p.then((v) => order.push(v), (e) => order.push(e.message));
+        const ticks = Promise.resolve().then(() => order.push('tick')).then(() => order.push('tock'));
+        await Promise.all([note(tools.later('later')), note(tools.now('now')), note(tools.fail()), ticks]);
+        let total = 0;
+        for (let i = 0; i < 10; i++) total += await (i % 3 ? tools.now(i) : tools.later(i));
+        order.push(total);
+        return order;
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(host).record(true)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!(["tick", "tock", "now", "nope", "later", 45]))
+    );
+    let record = result.record.expect("a record");
+    assert!(
+        record.calls.iter().all(|call| call.delivered.is_some()),
+        "every call is recorded as delivered: {:?}",
+        record.calls
+    );
+    let replayed = run_request(CodeRunRequest::replay(*record)).await;
+    assert_ok(&replayed);
+    assert_eq!(replayed.value, result.value);
+}

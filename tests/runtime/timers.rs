@@ -205,3 +205,22 @@ async fn many_timers_stay_inside_the_guests_budgets() {
             .is_ok()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timer_set_after_every_earlier_one_fired_or_was_cleared_still_fires() {
+    let result = run_request(
+        CodeRunRequest::new(
+            "const seen = [];
+             await new Promise((r) => setTimeout(r, 2));
+             seen.push(await tools.echo('call'));
+             clearTimeout(setTimeout(() => seen.push('cleared'), 1));
+             await tools.echo('another call');
+             await new Promise((r) => setTimeout(() => r(seen.push('fired')), 2));
+             return seen;",
+        )
+        .binding(tools()),
+    )
+    .await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!(["call", "fired"])));
+}
