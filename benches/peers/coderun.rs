@@ -347,20 +347,27 @@ fn native_run(name: &str, program: &str) -> anyhow::Result<(f64, Value)> {
     Ok((elapsed, value))
 }
 
-/// The process's resident set, from /proc (Linux).
-fn rss_bytes() -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmRSS:"))
-        .context("no VmRSS in /proc/self/status")?;
-    let kib: u64 = line
-        .trim_start_matches("VmRSS:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()?;
-    Ok(kib * 1024)
+/// The process's resident memory, from /proc (Linux): its resident set
+/// (`VmRSS`, which counts a page shared by several mappings once per
+/// mapping) and its proportional set size (`Pss`, which shares each such
+/// page out among them), in bytes.
+fn memory_bytes() -> anyhow::Result<(u64, u64)> {
+    let kib = |file: &str, key: &str| -> anyhow::Result<u64> {
+        let text = std::fs::read_to_string(file)?;
+        let line = text
+            .lines()
+            .find(|line| line.starts_with(key))
+            .with_context(|| format!("no {key} in {file}"))?;
+        Ok(line
+            .trim_start_matches(key)
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()?)
+    };
+    let rss = kib("/proc/self/status", "VmRSS:")?;
+    let pss = kib("/proc/self/smaps_rollup", "Pss:")?;
+    Ok((rss * 1024, pss * 1024))
 }
 
 /// W4: `runs` runs at once, each awaiting `tools.echo`, which holds every
@@ -389,7 +396,7 @@ async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Va
         let request = CodeRunRequest::new(CONCURRENT).binding(echo_tools());
         timed_run(runtime, request, Some(&json!(1))).await?;
     }
-    let rss_before = rss_bytes()?;
+    let (rss_before, pss_before) = memory_bytes()?;
     let start = Instant::now();
     let pending: Vec<_> = (0..runs)
         .map(|_| {
@@ -404,7 +411,7 @@ async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Va
         Ok(_) => runs,
         Err(_) => arrived.available_permits(),
     };
-    let rss_peak = rss_bytes()?;
+    let (rss_peak, pss_peak) = memory_bytes()?;
     release.add_permits(runs);
     let mut completed = 0;
     for run in pending {
@@ -415,14 +422,17 @@ async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Va
         }
     }
     let total_ms = ms(start.elapsed());
-    let delta_mib = (rss_peak as f64 - rss_before as f64) / (1024.0 * 1024.0);
+    let mib = |before: u64, peak: u64| (peak as f64 - before as f64) / (1024.0 * 1024.0);
+    let (delta_mib, rss_delta_mib) = (mib(pss_before, pss_peak), mib(rss_before, rss_peak));
     Ok(json!({
         "runs": runs,
         "completed": completed,
         "arrived": arrived_count,
         "total_ms": total_ms,
-        "rss_delta_mib": delta_mib,
+        "pss_delta_mib": delta_mib,
         "mib_per_run": delta_mib / runs as f64,
+        "rss_delta_mib": rss_delta_mib,
+        "rss_mib_per_run": rss_delta_mib / runs as f64,
     }))
 }
 

@@ -171,7 +171,7 @@ export async function measureConcurrent(peer, { runs, timeoutMs = 120_000 }) {
   for (let i = 0; i < 3; i++) {
     await timedRun(peer, programs.concurrent, { bindings: { tools: echoTools } }, 1);
   }
-  const rssBefore = process.memoryUsage.rss();
+  const before = memory();
   const start = performance.now();
   const pending = Array.from({ length: runs }, () =>
     peer.run(programs.concurrent, { bindings: { tools } }),
@@ -180,19 +180,31 @@ export async function measureConcurrent(peer, { runs, timeoutMs = 120_000 }) {
   const timedOut = new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)));
   await Promise.race([barrier, timedOut]);
   clearTimeout(timer);
-  const rssPeak = process.memoryUsage.rss();
+  const peak = memory();
   release();
   const results = await Promise.all(pending);
   const totalMs = performance.now() - start;
-  const deltaMib = (rssPeak - rssBefore) / (1024 * 1024);
+  const deltaMib = (peak.pss - before.pss) / (1024 * 1024);
+  const rssDeltaMib = (peak.rss - before.rss) / (1024 * 1024);
   return {
     runs,
     completed: results.filter((r) => r.value === 1).length,
     arrived,
     total_ms: totalMs,
-    rss_delta_mib: deltaMib,
+    pss_delta_mib: deltaMib,
     mib_per_run: deltaMib / runs,
+    rss_delta_mib: rssDeltaMib,
+    rss_mib_per_run: rssDeltaMib / runs,
   };
+}
+
+/** The process's resident set (`rss`, which counts a page shared by
+ * several mappings once per mapping) and proportional set size (`pss`,
+ * which shares each such page out among them), in bytes (Linux). */
+function memory() {
+  const rollup = readFileSync("/proc/self/smaps_rollup", "utf8");
+  const pss = Number(/^Pss:\s+(\d+) kB$/m.exec(rollup)[1]) * 1024;
+  return { rss: process.memoryUsage.rss(), pss };
 }
 
 /** W5: from the abort request (`abortAfterMs` into a spinning program) to

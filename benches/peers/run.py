@@ -258,8 +258,11 @@ def table(results):
         ratio = fmt_ratio(per_run(CODERUN), theirs)
         cell = "—" if theirs is None else fmt_mib(peer)(theirs)
         cells.append(f"{cell} ({ratio})" if ratio else cell)
-    rows.append(["W4 1,000 concurrent runs, each awaiting a binding: resident per run"] + cells
+    rows.append(["W4 1,000 concurrent runs, each awaiting a binding: memory per run (PSS)"] + cells
                 + ["≤ 0.1 MiB per run; all 1,000 complete", verdict(w4)])
+    row("W4 resident set per run (RSS: a page shared by several mappings counts once in each)",
+        lambda peer: get(results, peer, "concurrent", "rss_mib_per_run"),
+        lambda v: "—" if v is None else f"{v:.3f} MiB", "", "", peers=[WORKER, QJSEM])
     row("W4 total time", lambda peer: get(results, peer, "concurrent", "total_ms"), fmt_ms,
         "", "", peers=[WORKER, QJSEM])
 
@@ -350,7 +353,10 @@ def section(results, failures, load):
         "typical.expected.json. The MCP row is measured by the coderun harness alone: an MCP "
         "client calls the memory server's `read_graph` 5 times directly, then sends `coderun mcp` "
         "(in front of another copy of that server) one `run_code` making the same 5 calls, "
-        "alternately, batch after batch. The targets are the second round's "
+        "alternately, batch after batch. W4's memory is the growth of the process's proportional "
+        "set size (PSS) while the 1,000 runs are parked; its resident set (RSS) counts each page "
+        "shared by several mappings once per mapping, which for coderun is the guest's memory "
+        "image, mapped once per run. The targets are the second round's "
         "(`benches/OPTIMISATIONS.md`).",
         "",
         table(results),
