@@ -249,8 +249,9 @@ enum Strip {
 
 thread_local! {
     /// The arena oxc builds each program's tree in, reset and reused by the
-    /// next program on this thread: a new arena takes fresh memory from the
-    /// system, and touching it costs more than the parse of a short program.
+    /// next program on this thread, so that a program's parse does not start
+    /// by taking fresh chunks from the system allocator. After a panic
+    /// inside oxc the next program resets it like any other.
     static ARENA: RefCell<Allocator> = RefCell::new(Allocator::default());
 }
 
