@@ -329,6 +329,15 @@ fn encode<'js>(
     if value.is_undefined() {
         return Outcome::Returned(None);
     }
+    // An integer, a boolean or null (most programs' answers) is its own
+    // JSON and its own display: written here, without the prelude.
+    if let Some(text) = primitive_text(&value) {
+        let json = text.clone();
+        return Outcome::Returned(Some(ReturnedValue {
+            json,
+            display: text,
+        }));
+    }
     let encoded = internals
         .get::<_, Function>("encodeResult")
         .and_then(|encode| encode.call::<_, String>((value.clone(), room)))
@@ -345,6 +354,18 @@ fn encode<'js>(
             render_thrown(ctx, internals, error)
         )),
     }
+}
+
+/// The JSON text, which is also the display, of a returned integer (one
+/// QuickJS holds as an integer: never `-0`), boolean or null.
+fn primitive_text(value: &Value<'_>) -> Option<String> {
+    if let Some(n) = value.as_int() {
+        return Some(n.to_string());
+    }
+    if let Some(b) = value.as_bool() {
+        return Some(b.to_string());
+    }
+    value.is_null().then(|| "null".to_owned())
 }
 
 fn thrown<'js>(ctx: &Ctx<'js>, internals: &Object<'js>, error: rquickjs::Error) -> Outcome {

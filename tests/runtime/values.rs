@@ -16,6 +16,26 @@ async fn json_values_round_trip() {
 }
 
 #[tokio::test]
+async fn primitive_results_keep_their_json_and_display() {
+    for (program, json, display) in [
+        ("return 2", json!(2), "2"),
+        ("return -2147483648", json!(-2147483648), "-2147483648"),
+        ("return 2147483648", json!(2147483648_i64), "2147483648"),
+        ("return -0", json!(0), "-0"),
+        ("return 0.5", json!(0.5), "0.5"),
+        ("return 1e21", json!(1e21), "1e+21"),
+        ("return true", json!(true), "true"),
+        ("return false", json!(false), "false"),
+        ("return null", json!(null), "null"),
+    ] {
+        let result = run(program).await;
+        assert_ok(&result);
+        assert_eq!(result.value, Some(json), "{program}");
+        assert_eq!(result.value_display.as_deref(), Some(display), "{program}");
+    }
+}
+
+#[tokio::test]
 async fn values_json_cannot_carry_come_back_rendered() {
     let cases = [
         ("return { f: () => 1 }", "{ f: [Function: f] }"),
