@@ -36,9 +36,9 @@
 
 use oxc::ast::AstKind;
 use oxc::ast::ast::{
-    ArrowFunctionExpression, Class, ClassElement, Declaration, FormalParameter, Function,
-    MethodDefinition, MethodDefinitionType, Program, PropertyDefinition, PropertyDefinitionType,
-    PropertyKey, TSAsExpression, TSClassImplements, TSIndexSignature, TSInstantiationExpression,
+    ArrowFunctionExpression, Class, Declaration, FormalParameter, Function, MethodDefinition,
+    MethodDefinitionType, Program, PropertyDefinition, PropertyDefinitionType, PropertyKey,
+    TSAsExpression, TSClassImplements, TSIndexSignature, TSInstantiationExpression,
     TSNonNullExpression, TSSatisfiesExpression, TSThisParameter, TSTypeAnnotation, TSTypeAssertion,
     TSTypeParameterDeclaration, TSTypeParameterInstantiation, VariableDeclarator,
 };
@@ -424,11 +424,10 @@ impl<'a> Visit<'a> for Eraser<'_> {
         walk::walk_class(self, it);
     }
 
-    fn visit_class_element(&mut self, it: &ClassElement<'a>) {
-        match it {
-            ClassElement::TSIndexSignature(it) => self.erase_index_signature(it),
-            _ => walk::walk_class_element(self, it),
-        }
+    /// `[key: string]: T;` in a class body (elsewhere it is inside a type,
+    /// which is erased whole).
+    fn visit_ts_index_signature(&mut self, it: &TSIndexSignature<'a>) {
+        self.erase_whole(it.span);
     }
 
     fn visit_method_definition(&mut self, it: &MethodDefinition<'a>) {
@@ -460,12 +459,6 @@ impl<'a> Visit<'a> for Eraser<'_> {
             self.erase_mark(it.key.span().end, mark);
         }
         walk::walk_property_definition(self, it);
-    }
-}
-
-impl Eraser<'_> {
-    fn erase_index_signature(&mut self, it: &TSIndexSignature<'_>) {
-        self.erase_whole(it.span);
     }
 }
 
