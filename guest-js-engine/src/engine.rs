@@ -301,18 +301,16 @@ fn install_bindings<'js>(
     internals: &Object<'js>,
     bindings: &[Namespace],
 ) -> rquickjs::Result<()> {
+    // One flat array per namespace: its global, then each function's name
+    // and label (the shape `installBindings` reads).
     let decls = Array::new(ctx.clone())?;
     for (i, namespace) in bindings.iter().enumerate() {
         let entry = Array::new(ctx.clone())?;
         entry.set(0, namespace.global.as_str())?;
-        let functions = Array::new(ctx.clone())?;
         for (j, function) in namespace.functions.iter().enumerate() {
-            let pair = Array::new(ctx.clone())?;
-            pair.set(0, function.name.as_str())?;
-            pair.set(1, function.label.as_str())?;
-            functions.set(j, pair)?;
+            entry.set(1 + 2 * j, function.name.as_str())?;
+            entry.set(2 + 2 * j, function.label.as_str())?;
         }
-        entry.set(1, functions)?;
         decls.set(i, entry)?;
     }
     let install: Function = internals.get("installBindings")?;

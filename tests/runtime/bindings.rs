@@ -100,6 +100,43 @@ async fn hostile_names_are_plain_own_properties() {
 }
 
 #[tokio::test]
+async fn bindings_are_named_writable_enumerable_configurable_properties() {
+    let mut names = CodeBindingNamespace::new("tools");
+    for name in ["zeta", "__proto__", "alpha", "10"] {
+        names = names.function(name, move |_| async move { Ok(json!(name)) });
+    }
+    let program = r#"
+        const shape = (name) => {
+            const d = Object.getOwnPropertyDescriptor(tools, name);
+            return [typeof d.value, d.value.name, d.writable, d.enumerable, d.configurable];
+        };
+        const global = Object.getOwnPropertyDescriptor(globalThis, 'tools');
+        return {
+            order: Object.keys(tools),
+            shapes: ['zeta', '__proto__', 'alpha', '10'].map(shape),
+            global: [global.writable, global.enumerable, global.configurable],
+        };
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(names)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            // Integer-like keys first, as for every object; the rest in the
+            // namespace's order (by name).
+            "order": ["10", "__proto__", "alpha", "zeta"],
+            "shapes": [
+                ["function", "zeta", true, true, true],
+                ["function", "__proto__", true, true, true],
+                ["function", "alpha", true, true, true],
+                ["function", "10", true, true, true],
+            ],
+            "global": [true, false, true],
+        }))
+    );
+}
+
+#[tokio::test]
 async fn arguments_json_cannot_carry_reject_without_dispatch() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
