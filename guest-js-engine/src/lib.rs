@@ -40,6 +40,10 @@ impl Program for Component {
     fn run(source: String, bindings: Vec<Namespace>, settings: Settings) -> Outcome {
         engine::run(&source, &bindings, &settings)
     }
+
+    fn compile_preamble(source: String) -> Result<Vec<u8>, String> {
+        engine::compile_preamble(&source)
+    }
 }
 
 export!(Component);

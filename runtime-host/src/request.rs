@@ -30,14 +30,18 @@ pub struct CodeRunRequest {
     /// Whether the result carries the run's record (and whether a binding
     /// may interrupt it).
     pub record: bool,
-    /// JavaScript the runtime runs before the program, in the program's
-    /// function scope, on the script's first line: an embedder's adapter of
-    /// its bindings (Code Mode wraps `tools` with it), never text a model
-    /// wrote. One line: a line terminator in it is a misuse of the API. Its
-    /// positions are not the program's (an error thrown inside it names
-    /// `program.js:1:<column>`); the program's positions map as without it.
-    /// Declarations in it are visible to the program, so wrap them in a
-    /// block. By default there is none.
+    /// JavaScript the runtime runs before the program: an embedder's adapter
+    /// of its bindings (Code Mode wraps `tools` with it), never text a model
+    /// wrote. It is global code, not strict (as the program is), run once
+    /// the bindings are installed and before the program is compiled; its
+    /// top-level declarations are visible to the program, so wrap them in a
+    /// block. The runtime compiles a preamble once, in an instance of its
+    /// own, and keeps up to 16 compiled: no run's fuel counts compiling
+    /// it, so a program burns the same fuel whether or not its preamble was
+    /// met before. One line: a line terminator in it is a misuse of the API.
+    /// An error thrown inside it names `preamble.js:1:<column>`; one that
+    /// does not compile fails the run as an exception that says so. By
+    /// default there is none.
     pub preamble: Option<String>,
     pub(crate) durable: Option<Durable>,
 }

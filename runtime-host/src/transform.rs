@@ -90,7 +90,7 @@ pub(crate) struct Transformed {
     pub(crate) script: String,
     positions: Arc<Positions>,
     /// Bytes on the script's first line before the program's first
-    /// character: the wrapper's head, and the request's preamble if any.
+    /// character: the wrapper's head.
     head: u32,
 }
 

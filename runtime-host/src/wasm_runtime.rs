@@ -23,8 +23,9 @@
 //!    (`max_error_bytes`), as the logs were by their ledger and the value by
 //!    its decoder.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use tokio::sync::{Notify, Semaphore};
@@ -33,14 +34,14 @@ use wasmtime::Store;
 
 use crate::abort::{AbortController, AbortSignal};
 use crate::bindings;
-use crate::clock::RunClock;
+use crate::clock::{Clock, RunClock};
 use crate::config::RuntimeConfig;
-use crate::durable::{Interruption, Session};
+use crate::durable::{Interruption, Ledger, Session};
 use crate::engine::CompiledGuest;
 use crate::error::{MisuseError, RuntimeError};
 use crate::failure::{self, CodeRunFailure};
 use crate::guest::{Outcome, Settings};
-use crate::memory::{self, MemoryBudget};
+use crate::memory::{self, MemoryBudget, MemoryLimiter};
 use crate::output::{self, Output};
 use crate::request::CodeRunRequest;
 use crate::result::CodeRunResult;
@@ -55,6 +56,9 @@ use crate::{CodeRuntime, Language};
 /// millisecond of JavaScript. Metered guests yield on fuel rather than also
 /// checking epochs: the two checks together cost more than fuel alone.
 const FUEL_YIELD_INTERVAL: u64 = 1_000_000;
+/// The most preambles a runtime keeps compiled; past it the cache starts
+/// over (an embedder has one or a few).
+const MAX_CACHED_PREAMBLES: usize = 16;
 
 /// A [`CodeRuntime`] that runs each program in a fresh QuickJS instance
 /// inside wasmtime.
@@ -74,6 +78,9 @@ struct Inner {
     memory: Arc<MemoryBudget>,
     /// The linear memory a fresh guest starts with: what admission waits for.
     initial_memory: u64,
+    /// Preambles compiled to bytecode, by their text: each is compiled once,
+    /// in an instance of its own, so no run pays for it or burns fuel on it.
+    preambles: Mutex<HashMap<String, Arc<[u8]>>>,
     slots: Semaphore,
     active: AtomicUsize,
     idle: Notify,
@@ -126,6 +133,7 @@ impl WasmCodeRuntime {
                 transforms: TransformCache::new(limits),
                 memory: Arc::new(MemoryBudget::new(budget)),
                 initial_memory,
+                preambles: Mutex::new(HashMap::new()),
                 active: AtomicUsize::new(0),
                 idle: Notify::new(),
                 disposed: AtomicBool::new(false),
@@ -239,10 +247,7 @@ impl WasmCodeRuntime {
             }
         };
         let transformed = match transformed {
-            Ok(transformed) => match &preamble {
-                Some(preamble) => Arc::new(transformed.with_preamble(preamble)),
-                None => transformed,
-            },
+            Ok(transformed) => transformed,
             Err(message) => return Ok(CodeRunResult::failed(failure::exception(message))),
         };
 
@@ -256,6 +261,21 @@ impl WasmCodeRuntime {
         let admission = tokio::select! {
             admission = inner.memory.admit(inner.initial_memory) => admission,
             failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
+        };
+        // Compiled holding the run's slot, so that a cold preamble never
+        // waits for one, and before the run's store takes it.
+        let preamble = match preamble {
+            None => None,
+            Some(text) => {
+                let compiled = tokio::select! {
+                    compiled = self.compiled_preamble(&text) => compiled,
+                    failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
+                };
+                match compiled {
+                    Ok(bytecode) => Some(bytecode),
+                    Err(failure) => return Ok(CodeRunResult::failed(failure)),
+                }
+            }
         };
         let limiter =
             admission.into_limiter(inner.memory.clone(), inner.config.get_max_memory_bytes());
@@ -298,6 +318,7 @@ impl WasmCodeRuntime {
             random_seed: session.seed,
             script_name: transform::SCRIPT_FILE.to_owned(),
             max_value_chars: u32::try_from(inner.config.get_max_value_bytes()).unwrap_or(u32::MAX),
+            preamble: preamble.map(|bytecode| bytecode.to_vec()),
         };
         let ending = {
             let execute = async {
@@ -357,6 +378,72 @@ impl WasmCodeRuntime {
         result.fuel_consumed = fuel_consumed;
         result.peak_memory_bytes = state.limiter.peak_bytes();
         Ok(result)
+    }
+
+    /// `text`'s bytecode: from the cache, or compiled by the guest in an
+    /// instance of its own, under the run's limits (fuel, memory) but not
+    /// counted in the run's fuel, which so stays the same for a preamble
+    /// met for the first time and one met before.
+    async fn compiled_preamble(&self, text: &str) -> Result<Arc<[u8]>, CodeRunFailure> {
+        let inner = &*self.inner;
+        let cached = inner
+            .preambles
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(text).cloned());
+        if let Some(bytecode) = cached {
+            return Ok(bytecode);
+        }
+        let max_memory = inner.config.get_max_memory_bytes();
+        let mut store = Store::new(
+            &inner.guest.engine,
+            RunState::new(
+                &inner.config,
+                MemoryLimiter::probe(max_memory),
+                (&[], Vec::new()),
+                (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
+            ),
+        );
+        store.limiter(|state| &mut state.limiter);
+        let fuel = inner.config.get_fuel();
+        let metered = inner.config.get_fuel_metering();
+        let _pacing = inner.guest.ticker.as_ref().map(|ticker| ticker.pace());
+        let paced = if metered {
+            store
+                .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
+                .and_then(|()| store.set_fuel(fuel))
+        } else {
+            store.set_epoch_deadline(1);
+            store.epoch_deadline_async_yield_and_update(1);
+            Ok(())
+        };
+        if let Err(error) = paced {
+            return Err(failure::sandbox_not_started(&error));
+        }
+        let compiled = async {
+            let guest = inner.guest.pre.instantiate_async(&mut store).await?;
+            guest
+                .coderun_sandbox_program()
+                .call_compile_preamble(&mut store, text)
+                .await
+        }
+        .await;
+        match compiled {
+            Ok(Ok(bytecode)) => {
+                let bytecode: Arc<[u8]> = bytecode.into();
+                if let Ok(mut cache) = inner.preambles.lock() {
+                    if cache.len() >= MAX_CACHED_PREAMBLES {
+                        cache.clear();
+                    }
+                    cache.insert(text.to_owned(), Arc::clone(&bytecode));
+                }
+                Ok(bytecode)
+            }
+            Ok(Err(message)) => Err(failure::exception(format!(
+                "the request's preamble does not compile: {message}"
+            ))),
+            Err(error) => Err(failure::classify(&error, fuel, max_memory)),
+        }
     }
 
     /// The result of a guest that ran to an outcome (logs and fuel aside).

@@ -229,3 +229,70 @@ async fn dynamic_import_rejects_as_an_exception() {
     let error = result.error.expect("dynamic import must fail");
     assert_eq!(error.kind, FailureKind::Exception, "{}", error.message);
 }
+
+/// A preamble defining `n` functions and setting `globalThis.made` to `n`.
+fn preamble_of(n: usize) -> String {
+    let mut text = String::from("{");
+    for i in 0..n {
+        text.push_str(&format!("const f{i}=function(a){{return a+{i}}};"));
+    }
+    text.push_str(&format!("globalThis.made=f{}(1);}}", n - 1));
+    text
+}
+
+#[tokio::test]
+async fn a_preamble_runs_before_the_program_and_is_not_charged_its_compile() {
+    let runtime = runtime_with(|_| {});
+    let preamble = preamble_of(20);
+    let program = "return globalThis.made";
+    let request = || CodeRunRequest::new(program).preamble(preamble.clone());
+    // The first run compiles the preamble, the second finds it compiled:
+    // the same fuel either way.
+    let first = runtime.run(request()).await.expect("a run");
+    let second = runtime.run(request()).await.expect("a run");
+    assert_ok(&first);
+    assert_eq!(first.value, Some(json!(20)));
+    assert_eq!(first.fuel_consumed, second.fuel_consumed);
+    // The same text in the program is compiled by the run, and costs more.
+    let inline = runtime
+        .run(CodeRunRequest::new(format!("{preamble}\n{program}")))
+        .await
+        .expect("a run");
+    assert_ok(&inline);
+    assert_eq!(inline.value, Some(json!(20)));
+    assert!(
+        first.fuel_consumed < inline.fuel_consumed,
+        "a preamble's compile was charged to the run: {} with the preamble, {} inline",
+        first.fuel_consumed,
+        inline.fuel_consumed
+    );
+}
+
+#[tokio::test]
+async fn a_preamble_that_does_not_compile_or_throws_fails_the_run_saying_so() {
+    let broken = run_request(CodeRunRequest::new("return 1").preamble("{const = 1}")).await;
+    assert_failure(
+        &broken,
+        FailureKind::Exception,
+        "the request's preamble does not compile: SyntaxError",
+    );
+    let nul = run_request(CodeRunRequest::new("return 1").preamble("1;\0")).await;
+    assert_failure(
+        &nul,
+        FailureKind::Exception,
+        "the request's preamble does not compile: it holds a NUL byte at byte 2",
+    );
+    let throwing = run_request(
+        CodeRunRequest::new("return 1").preamble("throw new TypeError('no tools here')"),
+    )
+    .await;
+    assert_failure(
+        &throwing,
+        FailureKind::Exception,
+        "TypeError: no tools here",
+    );
+    // A program with a syntax error still reports its own position.
+    let program_error = run_request(CodeRunRequest::new("return )").preamble("{}")).await;
+    assert_failure(&program_error, FailureKind::Exception, "SyntaxError");
+    assert_eq!(failure_position(&program_error), "program.ts:1:8");
+}

@@ -66,25 +66,6 @@ impl Transformed {
         }
     }
 
-    /// This script with `preamble` (one line of JavaScript) run first, on
-    /// the first line after the wrapper's head; positions in the program
-    /// map as before, positions in the preamble are not the program's.
-    pub(crate) fn with_preamble(&self, preamble: &str) -> Self {
-        let head = WRAPPER_HEAD.len();
-        let mut script = String::with_capacity(self.script.len() + preamble.len() + 2);
-        script.push_str(&self.script[..head]);
-        script.push_str(preamble);
-        // A preamble that ends in an expression must not run into the
-        // program's first token.
-        script.push(';');
-        script.push_str(&self.script[head..]);
-        Self {
-            script,
-            positions: Arc::clone(&self.positions),
-            head: self.head.saturating_add(preamble.len() as u32 + 1),
-        }
-    }
-
     /// Rewrites every `program.js:L:C` in `text` to the matching
     /// `program.ts:L:C`. Positions with no mapping keep the generated ones.
     pub(crate) fn map_positions(&self, text: &str) -> String {
