@@ -3,7 +3,8 @@
 //! All guest state lives in one `State` value: the QuickJS engine, created
 //! by `initialize` and captured by the snapshot, and what the natives reach
 //! while a program runs (the `Math.random` state, the calls in flight, the
-//! run's start time). Only `run` mutates it, once per instance.
+//! run's start time). Only `run` mutates it, once per instance (or
+//! `compile_preamble`, in an instance of its own).
 //!
 //! The event loop gives the program one settled call per turn, at the point
 //! where nothing is runnable and no timer is due: the next one the host

@@ -6,7 +6,9 @@
 //! value encoding). The resulting memory is the snapshot every instance starts
 //! from, so a run pays only for its own program. The host instantiates the
 //! snapshot, calls `run` exactly once and drops the instance: nothing a
-//! program does can reach the next run.
+//! program does can reach the next run. (An instance the host makes to
+//! compile a preamble calls `compile-preamble` once instead, and is dropped
+//! as well.)
 //!
 //! # The event loop
 //! `run` evaluates the program (a function expression the host produced),
