@@ -294,23 +294,10 @@ impl WasmCodeRuntime {
             .with_positions(transformed.clone()),
         );
         store.limiter(|state| &mut state.limiter);
-        // A spinning guest must yield to the executor now and then, so that
-        // the race below is decided promptly: a metered one every
-        // `FUEL_YIELD_INTERVAL` units of fuel, an unmetered one at every
-        // epoch tick.
         let metered = inner.config.get_fuel_metering();
         // Held until the run is over: the epoch advances while it runs.
         let _pacing = inner.guest.ticker.as_ref().map(|ticker| ticker.pace());
-        let paced = if metered {
-            store
-                .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
-                .and_then(|()| store.set_fuel(fuel))
-        } else {
-            store.set_epoch_deadline(1);
-            store.epoch_deadline_async_yield_and_update(1);
-            Ok(())
-        };
-        if let Err(error) = paced {
+        if let Err(error) = pace(&mut store, metered, fuel) {
             return Ok(CodeRunResult::failed(failure::sandbox_not_started(&error)));
         }
 
@@ -406,18 +393,8 @@ impl WasmCodeRuntime {
         );
         store.limiter(|state| &mut state.limiter);
         let fuel = inner.config.get_fuel();
-        let metered = inner.config.get_fuel_metering();
         let _pacing = inner.guest.ticker.as_ref().map(|ticker| ticker.pace());
-        let paced = if metered {
-            store
-                .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
-                .and_then(|()| store.set_fuel(fuel))
-        } else {
-            store.set_epoch_deadline(1);
-            store.epoch_deadline_async_yield_and_update(1);
-            Ok(())
-        };
-        if let Err(error) = paced {
+        if let Err(error) = pace(&mut store, inner.config.get_fuel_metering(), fuel) {
             return Err(failure::sandbox_not_started(&error));
         }
         let compiled = async {
@@ -497,6 +474,21 @@ impl CodeRuntime for WasmCodeRuntime {
 
     fn dispose(&self) -> BoxFuture<'_, ()> {
         Box::pin(self.dispose_runtime())
+    }
+}
+
+/// Makes a spinning guest yield to the executor now and then, so that a
+/// race with the abort signal and the wall clock is decided promptly: a
+/// metered one every `FUEL_YIELD_INTERVAL` units of its `fuel`, an
+/// unmetered one at every epoch tick.
+fn pace(store: &mut Store<RunState>, metered: bool, fuel: u64) -> wasmtime::Result<()> {
+    if metered {
+        store.fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))?;
+        store.set_fuel(fuel)
+    } else {
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_async_yield_and_update(1);
+        Ok(())
     }
 }
 
