@@ -291,6 +291,7 @@ async fn a_preamble_that_does_not_compile_or_throws_fails_the_run_saying_so() {
         FailureKind::Exception,
         "TypeError: no tools here",
     );
+    assert_failure(&throwing, FailureKind::Exception, "preamble.js:1:");
     // A program with a syntax error still reports its own position.
     let program_error = run_request(CodeRunRequest::new("return )").preamble("{}")).await;
     assert_failure(&program_error, FailureKind::Exception, "SyntaxError");
