@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
+.PHONY: wpt toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -147,6 +147,13 @@ fuzz:
 ## runs 400.
 soak:
 	CODERUN_SOAK_RUNS=$${CODERUN_SOAK_RUNS:-10000} $(CARGO) test --locked --release --test soak -- --nocapture
+
+## wpt: the Web Platform Tests of the guest's web APIs, from the WPT
+## checkout at CODERUN_WPT_DIR, against tests/wpt/expectations.json; writes
+## the per-suite table to tests/wpt/RESULTS.md.
+wpt:
+	@test -n "$$CODERUN_WPT_DIR" || { echo "set CODERUN_WPT_DIR to a checkout of web-platform-tests"; exit 2; }
+	CODERUN_WPT_WRITE=1 $(CARGO) test --locked --release --test wpt
 
 ## bless: regenerate the golden TypeScript of the schema tests.
 bless:

@@ -29,6 +29,17 @@ use crate::exports::coderun::sandbox::program::{Namespace, Outcome, ReturnedValu
 
 const PRELUDE: &str = include_str!("prelude.js");
 
+/// The web platform's modules (`web/*.js`), each a function of the host
+/// object the prelude builds, evaluated here and called by the prelude in
+/// the order it wires them.
+const WEB_MODULES: &[(&str, &str)] = &[
+    ("idl", include_str!("web/idl.js")),
+    ("encoding", include_str!("web/encoding.js")),
+    ("url", include_str!("web/url.js")),
+    ("crypto", include_str!("web/crypto.js")),
+    ("performance", include_str!("web/performance.js")),
+];
+
 /// QuickJS's own stack-depth check, in bytes of the C shadow stack (4 MiB,
 /// set in `build.rs`). Deep recursion, in JavaScript or in the engine's own
 /// recursive C code (the parser behind `eval` and `new Function`,
@@ -114,13 +125,31 @@ pub fn initialize() {
                 natives.set("now", Function::new(ctx.clone(), now)?.with_name("now")?)?;
                 natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
                 natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
+                crate::web::register(&ctx, &natives)?;
+                let modules = Object::new(ctx.clone())?;
+                for (name, source) in WEB_MODULES {
+                    let mut options = EvalOptions::default();
+                    options.filename = Some(format!("web/{name}.js"));
+                    let module: Function = ctx.eval_with_options(*source, options)?;
+                    modules.set(*name, module)?;
+                }
                 let mut options = EvalOptions::default();
                 options.filename = Some("prelude.js".into());
                 let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
-                let internals: Object = prelude.call((natives,))?;
+                let internals: Object = prelude.call((natives, modules))?;
                 Ok(Persistent::save(&ctx, internals))
             })
-            .expect("the guest prelude failed to evaluate");
+            .unwrap_or_else(|error| {
+                // At build time, under Wizer: say what threw.
+                let thrown = context.with(|ctx| {
+                    let value = ctx.catch();
+                    let stack = value
+                        .as_object()
+                        .and_then(|error| error.get::<_, String>("stack").ok());
+                    format!("{:?} {}", value, stack.unwrap_or_default())
+                });
+                panic!("the guest prelude failed to evaluate: {error}: {thrown}")
+            });
         runtime.run_gc();
         *cell.borrow_mut() = Some(Engine {
             runtime,

@@ -3,9 +3,9 @@
 // never reachable from programs. Everything a program could patch later
 // (prototypes, globals) is captured here first, so a program that breaks
 // builtins breaks only itself.
-(function (natives) {
+(function (natives, modules) {
   'use strict';
-  const { hostLog, hostCall, timerSet, random, randomBytes, now, timeOrigin } = natives;
+  const { hostLog, hostCall, timerSet, random, now, timeOrigin } = natives;
 
   const ObjectCreate = Object.create;
   const defineProperty = Object.defineProperty;
@@ -54,12 +54,6 @@
   const BREAK_LENGTH = 72;
 
   defineProperty(Math, 'random', { value: random, writable: true, configurable: true, enumerable: false });
-  // QuickJS's `performance` measures from when the snapshot was taken (on
-  // another machine) and cannot be patched; this one measures the run.
-  const performance = {};
-  defineProperty(performance, 'now', { value: now, writable: true, configurable: true, enumerable: true });
-  defineProperty(performance, 'timeOrigin', { get: timeOrigin, configurable: true, enumerable: true });
-  defineProperty(globalThis, 'performance', { value: performance, writable: true, configurable: true, enumerable: true });
 
   // ---- timers -------------------------------------------------------------
 
@@ -162,41 +156,6 @@
     ReflectApply(timer.callback, undefined, timer.args);
     return 0;
   }
-
-  // ---- crypto -------------------------------------------------------------
-
-  // Bytes from the host's generator for the run (seeded per run; see the
-  // README's "Durable runs").
-  const MAX_RANDOM_BYTES = 65536;
-  function getRandomValues(array) {
-    if (!isView(array) || array instanceof Float32ArrayCtor || array instanceof Float64ArrayCtor
-        || array instanceof DataViewCtor) {
-      throw new TypeErrorCtor('crypto.getRandomValues takes an integer typed array');
-    }
-    if (array.byteLength > MAX_RANDOM_BYTES) {
-      throw new RangeErrorCtor(`crypto.getRandomValues fills at most ${MAX_RANDOM_BYTES} bytes at once (got ${array.byteLength})`);
-    }
-    const bytes = new Uint8ArrayCtor(randomBytes(array.byteLength));
-    new Uint8ArrayCtor(array.buffer, array.byteOffset, array.byteLength).set(bytes);
-    return array;
-  }
-
-  function randomUUID() {
-    const b = new Uint8ArrayCtor(randomBytes(16));
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let hex = '';
-    for (let i = 0; i < 16; i++) {
-      hex += (b[i] < 16 ? '0' : '') + b[i].toString(16);
-      if (i === 3 || i === 5 || i === 7 || i === 9) hex += '-';
-    }
-    return hex;
-  }
-
-  const crypto = {};
-  defineProperty(crypto, 'getRandomValues', { value: getRandomValues, writable: true, configurable: true, enumerable: true });
-  defineProperty(crypto, 'randomUUID', { value: randomUUID, writable: true, configurable: true, enumerable: true });
-  defineProperty(globalThis, 'crypto', { value: crypto, writable: true, configurable: true, enumerable: true });
 
   // Text crossing to the host must be well-formed UTF-16: a lone surrogate
   // (`'😀'.slice(0, 1)`) becomes U+FFFD instead of failing the crossing.
@@ -451,6 +410,39 @@
     });
   }
   defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true, enumerable: false });
+
+  // ---- the web platform ---------------------------------------------------
+
+  // Each module under web/ is a function of `host`: the natives, the
+  // intrinsics it needs, and the exports of the modules wired before it.
+  // Only the names listed here become globals (interface objects: writable,
+  // configurable, not enumerable).
+  const host = {
+    natives,
+    DOMException: globalThis.DOMException,
+    now,
+    setTimeout: timerGlobals.setTimeout,
+    clearTimeout: timerGlobals.clearTimeout,
+  };
+  function wire(name, globals) {
+    const exports = modules[name](host);
+    host[name] = exports;
+    for (const global of globals) {
+      defineProperty(globalThis, global, { value: exports[global], writable: true, configurable: true, enumerable: false });
+    }
+  }
+  wire('idl', []);
+  wire('encoding', ['TextEncoder', 'TextDecoder']);
+  wire('url', ['URL', 'URLSearchParams']);
+  wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
+  wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure']);
+  defineProperty(globalThis, 'self', { value: globalThis, writable: true, configurable: true, enumerable: false });
+  const navigator = {};
+  for (const [key, value] of [['userAgent', 'coderun'], ['language', 'en-US'], ['languages', Object.freeze(['en-US'])],
+    ['hardwareConcurrency', 1], ['platform', '']]) {
+    defineProperty(navigator, key, { value, enumerable: true, configurable: true });
+  }
+  defineProperty(globalThis, 'navigator', { value: navigator, writable: true, configurable: true, enumerable: false });
 
   // ---- bindings -----------------------------------------------------------
 

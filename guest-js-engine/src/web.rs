@@ -1,0 +1,55 @@
+//! The web platform's natives: the parts of the WinterTC globals that a
+//! reference-grade Rust crate implements (the WHATWG URL parser, the
+//! Encoding Standard, digests and HMAC), exposed to the JavaScript modules
+//! under `web/` that give them their WebIDL shape.
+//!
+//! Each native takes and returns plain values (strings, `Uint8Array`s,
+//! arrays of strings); the JavaScript side converts arguments as WebIDL
+//! says (to USVString, to a byte view) before calling, so a native never
+//! sees a lone surrogate or a detached buffer, and throws what the
+//! specification throws. Natives that cannot fail on valid input return
+//! `undefined` instead of throwing, and the module turns that into the
+//! specification's error with its own message.
+
+mod crypto;
+mod encoding;
+mod url;
+
+use rquickjs::{Ctx, Function, Object, TypedArray};
+
+/// Registers every web native on `natives`, the object the prelude's
+/// modules receive.
+pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<()> {
+    let add = |name: &str, function: Function<'js>| natives.set(name, function);
+    add("urlParse", Function::new(ctx.clone(), url::parse)?)?;
+    add("urlSet", Function::new(ctx.clone(), url::set)?)?;
+    add("formParse", Function::new(ctx.clone(), url::form_parse)?)?;
+    add(
+        "formSerialize",
+        Function::new(ctx.clone(), url::form_serialize)?,
+    )?;
+    add("encodingName", Function::new(ctx.clone(), encoding::name)?)?;
+    add("decode", Function::new(ctx.clone(), encoding::decode)?)?;
+    add(
+        "encodeInto",
+        Function::new(ctx.clone(), encoding::encode_into)?,
+    )?;
+    add("digest", Function::new(ctx.clone(), crypto::digest)?)?;
+    add("hmac", Function::new(ctx.clone(), crypto::hmac)?)?;
+    Ok(())
+}
+
+/// A copy of the bytes a `Uint8Array` views (empty when its buffer was
+/// detached: the modules check for that before calling).
+#[expect(
+    unsafe_code,
+    reason = "rquickjs exposes a typed array's bytes only as a raw slice"
+)]
+fn bytes_of(array: &TypedArray<'_, u8>) -> Vec<u8> {
+    // SAFETY: the slice is copied before any JavaScript runs again, so the
+    // engine cannot detach, resize or write the buffer while it is read.
+    array
+        .as_raw()
+        .map(|raw| unsafe { raw.as_ref() }.to_vec())
+        .unwrap_or_default()
+}
