@@ -16,6 +16,7 @@ mod isolation;
 mod lifecycle;
 mod timers;
 mod values;
+mod web;
 
 /// One runtime with the default budgets, shared by the tests that do not
 /// need their own.
