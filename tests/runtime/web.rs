@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use super::*;
 
 /// The value `program` returns; the run must succeed.
-#[track_caller]
 async fn value_of(program: &str) -> Value {
     let result = run(program).await;
     assert_ok(&result);
