@@ -34,7 +34,16 @@ const PRELUDE: &str = include_str!("prelude.js");
 /// the order it wires them.
 const WEB_MODULES: &[(&str, &str)] = &[
     ("idl", include_str!("web/idl.js")),
+    ("layout", include_str!("web/layout.js")),
+    ("names", include_str!("web/names.js")),
+    ("inspect", include_str!("web/inspect.js")),
+    ("format", include_str!("web/format.js")),
+    ("console", include_str!("web/console.js")),
+    ("events", include_str!("web/events.js")),
+    ("abort", include_str!("web/abort.js")),
     ("encoding", include_str!("web/encoding.js")),
+    ("blob", include_str!("web/blob.js")),
+    ("clone", include_str!("web/clone.js")),
     ("url", include_str!("web/url.js")),
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),

@@ -5,54 +5,25 @@
 // builtins breaks only itself.
 (function (natives, modules) {
   'use strict';
-  const { hostLog, hostCall, timerSet, random, now, timeOrigin } = natives;
+  const { hostLog, hostCall, timerSet, random, now } = natives;
 
   const ObjectCreate = Object.create;
   const defineProperty = Object.defineProperty;
-  const getPrototypeOf = Object.getPrototypeOf;
-  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const objectKeys = Object.keys;
-  const isArray = Array.isArray;
-  const isView = ArrayBuffer.isView;
   const JSONStringify = JSON.stringify;
   const PromiseCtor = Promise;
   const PromiseReject = Promise.reject.bind(Promise);
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
-  const RangeErrorCtor = RangeError;
   const NumberCtor = Number;
-  const Uint8ArrayCtor = Uint8Array;
-  const Float32ArrayCtor = Float32Array;
-  const Float64ArrayCtor = Float64Array;
-  const DataViewCtor = DataView;
   const ReflectApply = Reflect.apply;
   const StringCtor = String;
   const MapCtor = Map;
   const SetCtor = Set;
   const WeakMapCtor = WeakMap;
   const WeakSetCtor = WeakSet;
-  const DateCtor = Date;
   const RegExpCtor = RegExp;
-  const mapEntries = Map.prototype.entries;
-  const setValues = Set.prototype.values;
-  const dateToISOString = Date.prototype.toISOString;
-  const dateGetTime = Date.prototype.getTime;
-  const regExpToString = RegExp.prototype.toString;
-  const functionToString = Function.prototype.toString;
-  const symbolToString = Symbol.prototype.toString;
   const toWellFormed = String.prototype.toWellFormed;
-  // Keys `util.inspect` writes bare (Node's rule: no `$`); any other key is
-  // quoted. Not an identifier rule: names in code and labels are the
-  // host's.
-  const BARE_KEY = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
-  // How much of a value each rendering shows before eliding (`[Object]`,
-  // `... 5 more items`): console output as Node's `util.inspect` does; a
-  // returned value (the program's answer) all of it, up to a depth that
-  // keeps rendering off the stack limit, within the host's byte cap.
-  const LOGGED = { depth: 2, items: 100 };
-  const RETURNED = { depth: 64, items: Infinity };
-  const BREAK_LENGTH = 72;
-
   defineProperty(Math, 'random', { value: random, writable: true, configurable: true, enumerable: false });
 
   // ---- timers -------------------------------------------------------------
@@ -163,254 +134,6 @@
     return toWellFormed.call(s);
   }
 
-  // ---- rendering, close to Node's util.inspect ----------------------------
-
-  // `s` quoted, at most `max` UTF-16 units of it: the rest is counted.
-  function quote(s, max = Infinity) {
-    let out = "'";
-    let at = 0;
-    for (const ch of s) {
-      if (at >= max) return `${out}'... ${s.length - at} more characters`;
-      at += ch.length;
-      const c = ch.codePointAt(0);
-      if (ch === "'") out += "\\'";
-      else if (ch === '\\') out += '\\\\';
-      else if (ch === '\n') out += '\\n';
-      else if (ch === '\t') out += '\\t';
-      else if (ch === '\r') out += '\\r';
-      else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
-      else out += ch;
-    }
-    return out + "'";
-  }
-
-  function renderKey(key) {
-    return BARE_KEY.test(key) ? key : quote(key);
-  }
-
-  function functionLabel(fn) {
-    let source = '';
-    try { source = functionToString.call(fn); } catch (_) { /* opaque */ }
-    let name = '';
-    try { name = typeof fn.name === 'string' ? fn.name : ''; } catch (_) { /* getter threw */ }
-    if (source.startsWith('class')) return name ? `[class ${name}]` : '[class (anonymous)]';
-    return name ? `[Function: ${name}]` : '[Function (anonymous)]';
-  }
-
-  function errorText(err) {
-    try {
-      if (typeof err.stack === 'string' && err.stack.length > 0) {
-        const head = headline(err);
-        return err.stack.startsWith(head) ? err.stack : `${head}\n${err.stack}`.trimEnd();
-      }
-      return headline(err);
-    } catch (_) {
-      return '[Error]';
-    }
-  }
-
-  function headline(err) {
-    const name = StringCtor(err.name ?? 'Error');
-    const message = StringCtor(err.message ?? '');
-    return message === '' ? name : `${name}: ${message}`;
-  }
-
-  function wrap(prefix, parts, open, close, indent) {
-    if (parts.length === 0) return `${prefix}${open}${close}`;
-    const single = `${prefix}${open} ${parts.join(', ')} ${close}`;
-    if (single.length <= BREAK_LENGTH && !parts.some((p) => p.includes('\n'))) return single;
-    const pad = '  '.repeat(indent + 1);
-    return `${prefix}${open}\n${pad}${parts.join(`,\n${pad}`)}\n${'  '.repeat(indent)}${close}`;
-  }
-
-  // Whether a list must stop before its item `shown` of `total`: out of
-  // room (`...`), or at the item limit (`... 5 more items`).
-  function stop(parts, shown, total, limits, noun) {
-    if (limits.room <= 0) {
-      parts.push('...');
-      return true;
-    }
-    if (shown === limits.items) {
-      parts.push(`... ${total - shown} more ${noun}`);
-      return true;
-    }
-    return false;
-  }
-
-  function propertyParts(obj, seen, depth, limits, skipIndices) {
-    const parts = [];
-    const keys = objectKeys(obj);
-    let shown = 0;
-    for (const key of keys) {
-      if (skipIndices && /^(0|[1-9][0-9]*)$/.test(key)) continue;
-      if (stop(parts, shown, keys.length, limits, 'properties')) break;
-      shown++;
-      const desc = getOwnPropertyDescriptor(obj, key);
-      const name = renderKey(key);
-      limits.room -= name.length;
-      let rendered;
-      if (desc && (desc.get || desc.set)) rendered = desc.get && desc.set ? '[Getter/Setter]' : desc.get ? '[Getter]' : '[Setter]';
-      else rendered = render(desc ? desc.value : undefined, seen, depth + 1, limits);
-      parts.push(`${name}: ${rendered}`);
-    }
-    return parts;
-  }
-
-  // A value that renders without recursing, or `undefined`.
-  function leaf(value, seen, depth, limits) {
-    switch (typeof value) {
-      case 'string': return depth === 0 ? value : quote(value, limits.room);
-      case 'number': return Object.is(value, -0) ? '-0' : StringCtor(value);
-      case 'bigint': return `${value}n`;
-      case 'boolean': return value ? 'true' : 'false';
-      case 'undefined': return 'undefined';
-      case 'symbol': return symbolToString.call(value);
-      case 'function': return functionLabel(value);
-    }
-    if (value === null) return 'null';
-    if (seen.includes(value)) return '[Circular]';
-    if (value instanceof ErrorCtor) return errorText(value);
-    if (value instanceof DateCtor) {
-      const t = dateGetTime.call(value);
-      return t === t ? dateToISOString.call(value) : 'Invalid Date';
-    }
-    if (value instanceof RegExpCtor) return regExpToString.call(value);
-    if (value instanceof PromiseCtor) return 'Promise { <opaque> }';
-    if (value instanceof WeakMapCtor) return 'WeakMap { <items unknown> }';
-    if (value instanceof WeakSetCtor) return 'WeakSet { <items unknown> }';
-    return undefined;
-  }
-
-  // Leaves spend the rendering's room (`limits.room`, in UTF-16 units);
-  // lists stop once it is spent.
-  function render(value, seen, depth, limits) {
-    const text = leaf(value, seen, depth, limits);
-    if (text !== undefined) {
-      limits.room -= text.length;
-      return text;
-    }
-    const nested = depth > limits.depth;
-    const indent = depth;
-    seen.push(value);
-    try {
-      if (value instanceof MapCtor) {
-        if (nested) return '[Map]';
-        const parts = [];
-        let shown = 0;
-        for (const [k, v] of mapEntries.call(value)) {
-          if (stop(parts, shown++, value.size, limits, 'items')) break;
-          parts.push(`${render(k, seen, depth + 1, limits)} => ${render(v, seen, depth + 1, limits)}`);
-        }
-        return wrap(`Map(${value.size}) `, parts, '{', '}', indent);
-      }
-      if (value instanceof SetCtor) {
-        if (nested) return '[Set]';
-        const parts = [];
-        let shown = 0;
-        for (const v of setValues.call(value)) {
-          if (stop(parts, shown++, value.size, limits, 'items')) break;
-          parts.push(render(v, seen, depth + 1, limits));
-        }
-        return wrap(`Set(${value.size}) `, parts, '{', '}', indent);
-      }
-      if (isArray(value) || isView(value)) {
-        const typed = !isArray(value);
-        const name = typed ? `${getPrototypeOf(value)?.constructor?.name ?? 'TypedArray'}(${value.length}) ` : '';
-        if (nested) return typed ? `[${name.trim()}]` : '[Array]';
-        const parts = [];
-        const length = value.length;
-        let complete = true;
-        for (let i = 0; i < length; i++) {
-          if (stop(parts, i, length, limits, 'items')) {
-            complete = false;
-            break;
-          }
-          parts.push(typed || i in value ? render(value[i], seen, depth + 1, limits) : '<empty item>');
-        }
-        if (!typed && complete) parts.push(...propertyParts(value, seen, depth, limits, true));
-        return wrap(name, parts, '[', ']', indent);
-      }
-      const proto = getPrototypeOf(value);
-      let prefix = '';
-      if (proto === null) prefix = '[Object: null prototype] ';
-      else {
-        let ctorName = 'Object';
-        try { ctorName = proto.constructor?.name || 'Object'; } catch (_) { /* hostile getter */ }
-        if (ctorName !== 'Object') prefix = `${ctorName} `;
-      }
-      if (nested) return prefix === '' ? '[Object]' : `[${prefix.trim()}]`;
-      return wrap(prefix, propertyParts(value, seen, depth, limits, false), '{', '}', indent);
-    } finally {
-      seen.pop();
-    }
-  }
-
-  // `value` rendered under `limits` (how deep, how many items) within
-  // `room` characters.
-  function inspect(value, limits = LOGGED, room = Infinity) {
-    try {
-      return render(value, [], 0, { depth: limits.depth, items: limits.items, room });
-    } catch (e) {
-      return '[value could not be rendered]';
-    }
-  }
-
-  function nested(value) {
-    return typeof value === 'string' ? quote(value) : inspect(value);
-  }
-
-  function format(args) {
-    let out = '';
-    let rest = 0;
-    if (typeof args[0] === 'string' && args.length > 1 && args[0].includes('%')) {
-      const fmt = args[0];
-      let next = 1;
-      rest = 1;
-      for (let i = 0; i < fmt.length; i++) {
-        const ch = fmt[i];
-        if (ch !== '%' || i + 1 === fmt.length) { out += ch; continue; }
-        const spec = fmt[i + 1];
-        if (spec === '%') { out += '%'; i++; continue; }
-        if (!'sdifjoOc'.includes(spec)) { out += ch; continue; }
-        i++;
-        if (next >= args.length) { out += `%${spec}`; continue; }
-        const arg = args[next++];
-        switch (spec) {
-          case 's': out += typeof arg === 'string' ? arg : inspect(arg); break;
-          case 'd': case 'i': {
-            const n = typeof arg === 'bigint' ? arg : Number(arg);
-            out += typeof n === 'bigint' ? `${n}n` : StringCtor(spec === 'i' ? Math.trunc(n) : n);
-            break;
-          }
-          case 'f': out += StringCtor(Number(arg)); break;
-          case 'j': try { out += JSONStringify(arg); } catch (_) { out += '[Circular]'; } break;
-          case 'c': break;
-          default: out += nested(arg);
-        }
-      }
-      rest = next;
-    }
-    for (let i = rest; i < args.length; i++) {
-      const arg = args[i];
-      const text = typeof arg === 'string' ? arg : inspect(arg);
-      out = out === '' && i === 0 ? text : `${out} ${text}`;
-    }
-    return out;
-  }
-
-  // ---- console ------------------------------------------------------------
-
-  const LEVELS = { log: 0, info: 1, warn: 2, error: 3, debug: 4 };
-  const console = {};
-  for (const name of objectKeys(LEVELS)) {
-    const level = LEVELS[name];
-    defineProperty(console, name, {
-      value: { [name](...args) { hostLog(level, wellFormed(format(args))); } }[name],
-      writable: true, configurable: true, enumerable: true,
-    });
-  }
-  defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true, enumerable: false });
-
   // ---- the web platform ---------------------------------------------------
 
   // Each module under web/ is a function of `host`: the natives, the
@@ -423,6 +146,12 @@
     now,
     setTimeout: timerGlobals.setTimeout,
     clearTimeout: timerGlobals.clearTimeout,
+    promiseState: natives.promiseState,
+    // Text crossing to the host is made well-formed here, once.
+    log(level, text) { hostLog(level, wellFormed(text)); },
+    // An exception no caller can catch (an event listener's): printed as
+    // console.error prints it, and the program goes on.
+    reportError(error) { hostLog(3, wellFormed(host.format.format([error]))); },
   };
   function wire(name, globals) {
     const exports = modules[name](host);
@@ -432,10 +161,23 @@
     }
   }
   wire('idl', []);
+  wire('layout', []);
+  wire('names', []);
+  wire('inspect', []);
+  wire('format', []);
+  wire('console', ['console']);
+  wire('events', ['Event', 'EventTarget', 'CustomEvent']);
+  // The global is an EventTarget, as in workers and Deno.
+  host.events.useGlobalEventTarget();
+  wire('abort', ['AbortController', 'AbortSignal']);
   wire('encoding', ['TextEncoder', 'TextDecoder']);
+  wire('blob', ['Blob', 'File']);
+  wire('clone', ['structuredClone']);
   wire('url', ['URL', 'URLSearchParams']);
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure']);
+  const { inspect, quote, errorText, RETURNED } = host.inspect;
+  const { format } = host.format;
   defineProperty(globalThis, 'self', { value: globalThis, writable: true, configurable: true, enumerable: false });
   const navigator = {};
   for (const [key, value] of [['userAgent', 'coderun'], ['language', 'en-US'], ['languages', Object.freeze(['en-US'])],
@@ -547,7 +289,7 @@
 
   // The value as `console.log(value)` prints it, with nothing elided.
   function display(value, room) {
-    return wellFormed(inspect(value, RETURNED, room));
+    return wellFormed(format([value], RETURNED, room));
   }
 
   // A thrown value as text: an error's headline and stack (joined by

@@ -15,7 +15,7 @@ mod crypto;
 mod encoding;
 mod url;
 
-use rquickjs::{Ctx, Function, Object, TypedArray};
+use rquickjs::{Array, Ctx, Function, Object, TypedArray, Value};
 
 /// Registers every web native on `natives`, the object the prelude's
 /// modules receive.
@@ -36,7 +36,31 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     )?;
     add("digest", Function::new(ctx.clone(), crypto::digest)?)?;
     add("hmac", Function::new(ctx.clone(), crypto::hmac)?)?;
+    add("promiseState", Function::new(ctx.clone(), promise_state)?)?;
     Ok(())
+}
+
+/// `undefined` for a value that is not a promise, else `['pending']`,
+/// `['fulfilled', value]` or `['rejected', reason]`: what `util.inspect`
+/// shows of a promise, which JavaScript cannot read. Reading a rejected
+/// promise's reason does not mark it handled.
+fn promise_state<'js>(ctx: Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Option<Array<'js>>> {
+    let Some(promise) = value.as_promise() else {
+        return Ok(None);
+    };
+    let state = Array::new(ctx.clone())?;
+    match promise.result::<Value>() {
+        None => state.set(0, "pending")?,
+        Some(Ok(value)) => {
+            state.set(0, "fulfilled")?;
+            state.set(1, value)?;
+        }
+        Some(Err(_)) => {
+            state.set(0, "rejected")?;
+            state.set(1, ctx.catch())?;
+        }
+    }
+    Ok(Some(state))
 }
 
 /// A copy of the bytes a `Uint8Array` views (empty when its buffer was

@@ -62,11 +62,13 @@
     return hex;
   }
 
-  // A copy of a BufferSource's bytes, taken when the method is called.
+  // A copy of a BufferSource's bytes (none when its buffer is detached).
   function copyOf(data, what) {
     if (!isView(data) && !(data instanceof ArrayBufferCtor)) {
       throw new TypeErrorCtor(`${what} takes an ArrayBuffer or an ArrayBufferView`);
     }
+    const buffer = isView(data) ? data.buffer : data;
+    if (buffer.detached) return new Uint8ArrayCtor(0);
     return new Uint8ArrayCtor(bytesOf(data, what));
   }
 
@@ -76,8 +78,10 @@
     let name;
     if (typeof algorithm === 'string') name = algorithm;
     else if (algorithm !== null && typeof algorithm === 'object') {
-      if (algorithm.name === undefined) throw new TypeErrorCtor(`${what}: the algorithm has no name`);
-      name = domString(algorithm.name);
+      // Read once: a getter runs once, as Web IDL's dictionary conversion does.
+      const given = algorithm.name;
+      if (given === undefined) throw new TypeErrorCtor(`${what}: the algorithm has no name`);
+      name = domString(given);
     } else {
       throw new TypeErrorCtor(`${what}: the algorithm must be a string or an object`);
     }
@@ -159,10 +163,10 @@
     importKey(format, keyData, algorithm, extractable, keyUsages) {
       return promised(() => {
         const what = 'crypto.subtle.importKey';
-        algorithmName(algorithm, ['HMAC'], what);
-        const hash = hashName(algorithm.hash, what);
         if (format !== 'raw') throw new DOMExceptionCtor(`${what}: the format ${format} is not supported`, 'NotSupportedError');
         const secret = copyOf(keyData, what);
+        algorithmName(algorithm, ['HMAC'], what);
+        const hash = hashName(algorithm.hash, what);
         if (secret.length === 0) throw new DOMExceptionCtor(`${what}: an HMAC key cannot be empty`, 'DataError');
         return hmacKey(secret, hash, extractable, keyUsages, what);
       });
@@ -204,9 +208,10 @@
       return promised(() => {
         const what = 'crypto.subtle.verify';
         algorithmName(algorithm, ['HMAC'], what);
-        const secret = usableFor(key, 'verify', what);
-        const expected = new Uint8ArrayCtor(hmac(key.algorithm.hash.name, secret, copyOf(data, what)));
         const given = copyOf(signature, what);
+        const bytes = copyOf(data, what);
+        const secret = usableFor(key, 'verify', what);
+        const expected = new Uint8ArrayCtor(hmac(key.algorithm.hash.name, secret, bytes));
         // Constant time in the tag's length: no early exit on a mismatch.
         let difference = expected.length ^ given.length;
         for (let i = 0; i < expected.length; i++) difference |= expected[i] ^ (given[i] | 0);
