@@ -220,10 +220,10 @@ pub(super) fn output(cases: &mut Vec<Case>) {
         "truncated by coderun",
     ));
     cases.push(case(
-        "output: a thrown object with a huge rendering",
+        "output: a thrown object with a huge string renders it elided, as Node does",
         "throw { a: 'z'.repeat(500_000) }",
         Exception,
-        "truncated by coderun",
+        "'... 490000 more characters",
     ));
     cases.push(case(
         "output: a syntax error in eval of a huge line",

@@ -200,7 +200,7 @@ async fn console_renders_like_node() {
             "Map(1) { 'k' => 1 } Set(1) { 1 } 10n Symbol(s) [Function (anonymous)]",
             "Ada is 36 years extra",
             "{ 'my-key': 'v', nested: { deep: { deeper: [Object] } } }",
-            "{ name: 'c', self: [Circular] }",
+            "<ref *1> { name: 'c', self: [Circular *1] }",
         ]
     );
 }

@@ -10,6 +10,7 @@ use coderun_runtime::{
 mod basics;
 mod bindings;
 mod budgets;
+mod console;
 mod durable;
 mod hostile;
 mod isolation;

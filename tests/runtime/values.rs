@@ -44,7 +44,7 @@ async fn values_json_cannot_carry_come_back_rendered() {
         ("return new Set(['x'])", "Set(1) { 'x' }"),
         (
             "const c: any = { k: 1 }; c.c = c; return c",
-            "{ k: 1, c: [Circular] }",
+            "<ref *1> { k: 1, c: [Circular *1] }",
         ),
         ("return Symbol('tag')", "Symbol(tag)"),
     ];

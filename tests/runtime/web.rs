@@ -360,3 +360,158 @@ async fn a_deterministic_run_of_the_web_apis_repeats_byte_for_byte() {
         Some(json!(25))
     );
 }
+
+#[tokio::test]
+async fn events_dispatch_in_order_and_a_listener_error_is_reported_not_thrown() {
+    let result = run(
+        "const target = new EventTarget();
+         const seen = [];
+         target.addEventListener('ping', (e) => seen.push(['first', e.type, e.detail]));
+         target.addEventListener('ping', { handleEvent: () => { throw new Error('listener broke'); } });
+         target.addEventListener('ping', () => seen.push(['once']), { once: true });
+         const event = new CustomEvent('ping', { detail: 7, cancelable: true });
+         target.addEventListener('ping', (e) => e.preventDefault());
+         const notCancelled = target.dispatchEvent(event);
+         target.dispatchEvent(new CustomEvent('ping', { detail: 8 }));
+         return [seen, notCancelled, event.defaultPrevented, typeof addEventListener];",
+    )
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            [["first", "ping", 7], ["once"], ["first", "ping", 8]],
+            false,
+            true,
+            "function"
+        ]))
+    );
+    assert_eq!(result.logs.len(), 2, "{:?}", result.logs);
+    assert!(result.logs[0].text.starts_with("Error: listener broke"));
+}
+
+#[tokio::test]
+async fn abort_signals_abort_time_out_on_the_run_clock_and_combine() {
+    let result = run_request(
+        CodeRunRequest::new(
+            "const controller = new AbortController();
+             const any = AbortSignal.any([controller.signal, AbortSignal.timeout(10_000)]);
+             const reasons = [];
+             any.addEventListener('abort', () => reasons.push(String(any.reason)));
+             controller.abort('stop');
+             let thrown;
+             try { controller.signal.throwIfAborted(); } catch (e) { thrown = e; }
+             const timeout = AbortSignal.timeout(50);
+             const started = Date.now();
+             await new Promise((resolve) => timeout.onabort = resolve);
+             return [reasons, thrown, timeout.reason.name, Date.now() - started,
+                     AbortSignal.abort().reason.name, new AbortController().signal.aborted];",
+        )
+        .deterministic(1, 1_767_225_600_000),
+    )
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            ["stop"],
+            "stop",
+            "TimeoutError",
+            50,
+            "AbortError",
+            false
+        ]))
+    );
+}
+
+#[tokio::test]
+async fn structured_clone_keeps_types_cycles_and_shared_references() {
+    let value = value_of(
+        "const shared = { n: 1 };
+         const source = { when: new Date(0), re: /a+/gi, map: new Map([[1, shared]]), set: new Set([shared]),
+                          bytes: new Uint8Array([1, 2, 3]), big: 10n, err: new RangeError('r', { cause: shared }) };
+         source.self = source;
+         const copy = structuredClone(source);
+         let refused;
+         try { structuredClone({ f() {} }); } catch (e) { refused = [e.name, e instanceof DOMException]; }
+         return [copy !== source, copy.self === copy, copy.when instanceof Date, copy.when.getTime(),
+                 String(copy.re), copy.map.get(1) === [...copy.set][0], copy.map.get(1) !== shared,
+                 [...copy.bytes], typeof copy.big, copy.err instanceof RangeError, copy.err.cause.n, refused];",
+    )
+    .await;
+    assert_eq!(
+        value,
+        json!([
+            true,
+            true,
+            true,
+            0,
+            "/a+/gi",
+            true,
+            true,
+            [1, 2, 3],
+            "bigint",
+            true,
+            1,
+            ["DataCloneError", true]
+        ])
+    );
+}
+
+#[tokio::test]
+async fn blob_and_file_hold_bytes_slice_and_clone() {
+    let value = value_of(
+        "const blob = new Blob(['héllo ', new Uint8Array([119, 111]), new Blob(['rld'])], { type: 'Text/Plain' });
+         const file = new File([blob], 'greeting.txt', { lastModified: 42 });
+         const cloned = structuredClone(file);
+         return [blob.size, blob.type, await blob.text(), await blob.slice(-5, -2).text(),
+                 await blob.slice(0.5, 3.5).text(), file.name, file.lastModified, file instanceof Blob,
+                 cloned instanceof File, cloned.name, await cloned.text(), [...await new Blob(['ab']).bytes()]];",
+    )
+    .await;
+    assert_eq!(
+        value,
+        json!([
+            12,
+            "text/plain",
+            "héllo world",
+            "wor",
+            "hél",
+            "greeting.txt",
+            42,
+            true,
+            true,
+            "greeting.txt",
+            "héllo world",
+            [97, 98]
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_deeply_nested_clone_walks_a_work_list_not_the_stack() {
+    // 10,000 levels is past what a recursive clone could take on the
+    // guest's stack; the clone walks a work list instead.
+    let value = value_of(
+        "let deep = [];
+         for (let i = 0; i < 10000; i++) deep = [deep];
+         let copy = structuredClone(deep), depth = 0;
+         while (copy.length) { copy = copy[0]; depth++; }
+         return depth;",
+    )
+    .await;
+    assert_eq!(value, json!(10000));
+}
+
+#[tokio::test]
+async fn a_table_of_a_million_rows_prints_a_bounded_number_of_them() {
+    let result = run("console.table(Array.from({ length: 1000000 }, (_, i) => ({ i })));").await;
+    assert_ok(&result);
+    let table = &result.logs[0].text;
+    assert!(
+        table.len() < 200_000 && table.contains("999000 more rows"),
+        "{} bytes: …{}",
+        table.len(),
+        &table[table.len().saturating_sub(200)..]
+    );
+}

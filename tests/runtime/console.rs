@@ -1,0 +1,56 @@
+//! Console output against Node's: every case of
+//! `fixtures/console-node.json` (programs and the lines Node v20 printed
+//! for them, recorded) runs in the sandbox and must print the same lines at
+//! the same levels. A line whose text depends on the engine (stack frames,
+//! durations) is matched by the anchored pattern recorded with it.
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::*;
+
+#[tokio::test]
+async fn console_prints_what_node_prints() {
+    let fixture: Value =
+        serde_json::from_str(include_str!("fixtures/console-node.json")).expect("the fixture");
+    let cases = fixture["cases"].as_array().expect("cases");
+    assert!(cases.len() > 200, "the fixture lost its cases");
+    let mut wrong = Vec::new();
+    for case in cases {
+        let program = case["program"].as_str().expect("a program");
+        let result = run(program).await;
+        if let Some(error) = &result.error {
+            wrong.push(format!("{program}\n  failed: {error}"));
+            continue;
+        }
+        let got: Vec<Value> = result
+            .logs
+            .iter()
+            .map(|line| serde_json::to_value(line).expect("a log line serialises"))
+            .collect();
+        let expected = case["logs"].as_array().expect("logs");
+        let matches = got.len() == expected.len()
+            && got.iter().zip(expected).all(|(got, want)| {
+                got["level"] == want["level"]
+                    && match (&want["text"], want["pattern"].as_str()) {
+                        (Value::String(text), _) => got["text"] == *text,
+                        (_, Some(pattern)) => Regex::new(pattern)
+                            .expect("a valid pattern")
+                            .is_match(got["text"].as_str().unwrap_or_default()),
+                        _ => false,
+                    }
+            });
+        if !matches {
+            wrong.push(format!(
+                "{program}\n  node:    {expected:?}\n  coderun: {got:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ from Node:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
