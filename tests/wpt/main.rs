@@ -85,6 +85,11 @@ const SUITES: &[Suite] = &[
         dir: "user-timing",
         includes: |_| true,
     },
+    Suite {
+        name: "FileAPI/blob",
+        dir: "FileAPI/blob",
+        includes: |_| true,
+    },
 ];
 
 /// The harness's setup for a shell: results collected, no timeouts (the
@@ -147,20 +152,37 @@ fn main() -> anyhow::Result<()> {
         let mut files: Vec<String> = match std::fs::read_dir(&dir) {
             Ok(entries) => entries
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|f| f.ends_with(".any.js") && (suite.includes)(f))
+                // Tentative tests are for proposals, not the standard.
+                .filter(|f| f.ends_with(".any.js") && !f.contains(".tentative."))
+                .filter(|f| (suite.includes)(f))
                 .collect(),
             Err(_) => Vec::new(),
         };
         files.sort();
         let (mut passed, mut total) = (0usize, 0usize);
-        for file in files {
-            let key = format!("{}/{file}", suite.dir);
+        let runs = files.iter().flat_map(|file| {
+            let source =
+                std::fs::read_to_string(root.join(suite.dir).join(file)).unwrap_or_default();
+            let variants = meta(&source, "variant");
+            let variants = if variants.is_empty() {
+                vec![String::new()]
+            } else {
+                variants
+            };
+            let applies = runs_in_a_worker(&source);
+            variants
+                .into_iter()
+                .filter(move |_| applies)
+                .map(move |v| (file.clone(), v))
+        });
+        for (file, variant) in runs {
+            let key = format!("{}/{file}{variant}", suite.dir);
             if !key.contains(&filter) {
                 continue;
             }
             seen_files.insert(key.clone());
             let expected = expectations.get(&key).cloned().unwrap_or_default();
-            let outcomes = match assemble(&root, suite.dir, &file, &harness) {
+            let outcomes = match assemble(&root, suite.dir, &file, &variant, &harness) {
                 Ok(program) => run_file(&tokio, &runtime, program)?,
                 // A file whose includes are missing fails as a whole.
                 Err(error) => vec![("(file)".to_owned(), false, Some(format!("{error:#}")))],
@@ -270,15 +292,25 @@ fn run_file(
 
 /// One test file as a program: the harness, its includes, the test, the
 /// wait for completion.
-fn assemble(root: &Path, dir: &str, file: &str, harness: &str) -> anyhow::Result<String> {
+fn assemble(
+    root: &Path,
+    dir: &str,
+    file: &str,
+    variant: &str,
+    harness: &str,
+) -> anyhow::Result<String> {
     let source = std::fs::read_to_string(root.join(dir).join(file))
         .with_context(|| format!("reading {dir}/{file}"))?;
     let mut program = String::from(PROLOGUE);
-    // Where WPT's server would serve the test from, as workers see it.
+    // Where WPT's server would serve the test from, as workers see it; the
+    // variant is its query.
     writeln!(
         program,
-        "globalThis.location = new URL('http://web-platform.test:8000/{dir}/{}');",
-        file.replace(".any.js", ".any.worker.html")
+        "globalThis.location = new URL({});",
+        serde_json::to_string(&format!(
+            "http://web-platform.test:8000/{dir}/{}{variant}",
+            file.replace(".any.js", ".any.worker.html")
+        ))?
     )?;
     program.push_str(harness);
     program.push('\n');
@@ -309,6 +341,31 @@ fn assemble(root: &Path, dir: &str, file: &str, harness: &str) -> anyhow::Result
     program.push_str(&source);
     program.push_str(EPILOGUE);
     Ok(program)
+}
+
+/// The values of `source`'s `// META: {key}=` lines.
+fn meta(source: &str, key: &str) -> Vec<String> {
+    let prefix = format!("// META: {key}=");
+    source
+        .lines()
+        .filter_map(|line| line.strip_prefix(&prefix))
+        .map(|value| value.trim().to_owned())
+        .collect()
+}
+
+/// Whether the test runs in a worker: the sandbox is a worker-like global
+/// with no document, so tests for windows only (`global=window`) do not
+/// apply. With no `global=` line a `.any.js` file runs in a window and a
+/// dedicated worker.
+fn runs_in_a_worker(source: &str) -> bool {
+    let globals = meta(source, "global");
+    globals.is_empty()
+        || globals.iter().flat_map(|g| g.split(',')).any(|g| {
+            matches!(
+                g.trim(),
+                "worker" | "dedicatedworker" | "dedicatedworker-module" | "jsshell"
+            )
+        })
 }
 
 /// The `.json` files `source` names in a string literal, by the name it
