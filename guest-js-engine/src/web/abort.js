@@ -4,7 +4,6 @@
 (function (host) {
   'use strict';
   const ReflectApply = Reflect.apply;
-  const SymbolIterator = Symbol.iterator;
   const MathTrunc = Math.trunc;
   const TypeErrorCtor = TypeError;
   const SetCtor = Set;
@@ -107,20 +106,11 @@
 
   // `sequence<AbortSignal>` from any iterable.
   function toSignals(iterable) {
-    const method = isObject(iterable) ? iterable[SymbolIterator] : undefined;
-    if (typeof method !== 'function') throw new TypeErrorCtor('AbortSignal.any() takes an iterable');
-    const iterator = ReflectApply(method, iterable, []);
-    if (!isObject(iterator)) throw new TypeErrorCtor('AbortSignal.any(): the iterator is not an object');
-    const next = iterator.next;
-    const list = [];
-    for (;;) {
-      const step = ReflectApply(next, iterator, []);
-      if (!isObject(step)) throw new TypeErrorCtor('AbortSignal.any(): an iterator result is not an object');
-      if (step.done) return list;
-      const s = peekState(step.value);
+    return host.idl.sequence(iterable, (value) => {
+      const s = peekState(value);
       if (s === null) throw new TypeErrorCtor('AbortSignal.any() takes AbortSignals only');
-      list[list.length] = s;
-    }
+      return s;
+    }, 'AbortSignal.any()');
   }
 
   // `[EnforceRange] unsigned long long`.

@@ -6,7 +6,7 @@
 // ReadableStream, which the sandbox does not have yet.
 (function (host) {
   'use strict';
-  const { usv, domString, dictionary, brand } = host.idl;
+  const { usv, domString, dictionary, sequence, brand } = host.idl;
   const { bytesOf, TextDecoder, TextEncoder } = host.encoding;
   const TypeErrorCtor = TypeError;
   const Uint8ArrayCtor = Uint8Array;
@@ -15,7 +15,6 @@
   const typedArraySet = Uint8Array.prototype.set;
   const typedArraySlice = Uint8Array.prototype.slice;
   const PromiseResolve = Promise.resolve.bind(Promise);
-  const SymbolIterator = Symbol.iterator;
   const MathMax = Math.max;
   const MathMin = Math.min;
   const DateNow = Date.now;
@@ -46,13 +45,8 @@
   // The bytes of blobParts, joined.
   function join(parts, endings, what) {
     if (parts === undefined) return new Uint8ArrayCtor(0);
-    if (parts === null || (typeof parts !== 'object' && typeof parts !== 'function')
-        || typeof parts[SymbolIterator] !== 'function') {
-      throw new TypeErrorCtor(`${what}: the parts must be an iterable object`);
-    }
-    const chunks = [];
     let total = 0;
-    for (const part of parts) {
+    const chunks = sequence(parts, (part) => {
       let bytes;
       if (part instanceof Blob) bytes = bytesOfBlob(part);
       else if (isView(part) || part instanceof ArrayBufferCtor) bytes = bytesOf(part, what);
@@ -62,14 +56,14 @@
         if (endings === 'native') text = text.replace(/\r\n?/g, '\n');
         bytes = encoder.encode(text);
       }
-      chunks.push(bytes);
       total += bytes.byteLength;
-    }
+      return bytes;
+    }, what);
     const joined = new Uint8ArrayCtor(total);
     let at = 0;
-    for (const chunk of chunks) {
-      typedArraySet.call(joined, chunk, at);
-      at += chunk.byteLength;
+    for (let i = 0; i < chunks.length; i++) {
+      typedArraySet.call(joined, chunks[i], at);
+      at += chunks[i].byteLength;
     }
     return joined;
   }

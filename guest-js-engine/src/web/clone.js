@@ -33,7 +33,6 @@
   const DataViewCtor = DataView;
   const Uint8ArrayCtor = Uint8Array;
   const TypeErrorCtor = TypeError;
-  const ReflectApply = Reflect.apply;
   const SymbolIterator = Symbol.iterator;
   const SymbolToStringTag = Symbol.toStringTag;
   // The brand check for [[ErrorData]] (ES2026; QuickJS-ng has it).
@@ -229,20 +228,10 @@
     if (!isObject(options)) throw new TypeErrorCtor('the options of structuredClone() must be an object');
     const transfer = options.transfer;
     if (transfer === undefined) return [];
-    const method = isObject(transfer) ? transfer[SymbolIterator] : undefined;
-    if (typeof method !== 'function') throw new TypeErrorCtor('the transfer list of structuredClone() must be iterable');
-    const iterator = ReflectApply(method, transfer, []);
-    if (!isObject(iterator)) throw new TypeErrorCtor('the iterator of the transfer list is not an object');
-    const next = iterator.next;
-    const list = [];
-    for (;;) {
-      const step = ReflectApply(next, iterator, []);
-      if (!isObject(step)) throw new TypeErrorCtor('an iterator result of the transfer list is not an object');
-      if (step.done) return list;
-      const item = step.value;
+    return host.idl.sequence(transfer, (item) => {
       if (!isObject(item)) throw new TypeErrorCtor('the transfer list holds objects only');
-      list[list.length] = item;
-    }
+      return item;
+    }, 'the transfer list of structuredClone()');
   }
 
   // The first pass. A frame is an object whose members are still to walk:

@@ -11,6 +11,7 @@
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
   const ReflectApply = Reflect.apply;
+  const SymbolIterator = Symbol.iterator;
   const IteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]()));
 
   // DOMString: ToString, which throws for a Symbol.
@@ -37,6 +38,24 @@
       throw new TypeErrorCtor(`the options of ${iface}.${member}() must be an object`);
     }
     return value;
+  }
+
+  // sequence<T>: the items of an iterable object, each through `convert`
+  // (which throws for an item of the wrong type). `what` names the caller.
+  function sequence(iterable, convert, what) {
+    const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+    const method = isObject(iterable) ? iterable[SymbolIterator] : undefined;
+    if (typeof method !== 'function') throw new TypeErrorCtor(`${what} takes an iterable`);
+    const iterator = ReflectApply(method, iterable, []);
+    if (!isObject(iterator)) throw new TypeErrorCtor(`${what}: the iterator is not an object`);
+    const next = iterator.next;
+    const list = [];
+    for (;;) {
+      const step = ReflectApply(next, iterator, []);
+      if (!isObject(step)) throw new TypeErrorCtor(`${what}: an iterator result is not an object`);
+      if (step.done) return list;
+      list[list.length] = convert(step.value);
+    }
   }
 
   // A value-pair iterable (`iterable<K, V>`): entries, keys, values,
@@ -89,5 +108,5 @@
     return Class;
   }
 
-  return { domString, usv, argumentsRequired, dictionary, defineIterator, brand };
+  return { domString, usv, argumentsRequired, dictionary, sequence, defineIterator, brand };
 })
