@@ -515,3 +515,22 @@ async fn a_table_of_a_million_rows_prints_a_bounded_number_of_them() {
         &table[table.len().saturating_sub(200)..]
     );
 }
+
+#[tokio::test]
+async fn promise_any_rejects_with_nodes_message() {
+    let result = run(
+        "try { await Promise.any([Promise.reject(new Error('a')), Promise.reject(2)]); }
+         catch (e) { return [e instanceof AggregateError, e.message, e.errors.length, String(e)]; }",
+    )
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            true,
+            "All promises were rejected",
+            2,
+            "AggregateError: All promises were rejected"
+        ]))
+    );
+}
