@@ -29,26 +29,6 @@ use crate::exports::coderun::sandbox::program::{Namespace, Outcome, ReturnedValu
 
 const PRELUDE: &str = include_str!("prelude.js");
 
-/// The web platform's modules (`web/*.js`), each a function of the host
-/// object the prelude builds, evaluated here and called by the prelude in
-/// the order it wires them.
-const WEB_MODULES: &[(&str, &str)] = &[
-    ("idl", include_str!("web/idl.js")),
-    ("layout", include_str!("web/layout.js")),
-    ("names", include_str!("web/names.js")),
-    ("inspect", include_str!("web/inspect.js")),
-    ("format", include_str!("web/format.js")),
-    ("console", include_str!("web/console.js")),
-    ("events", include_str!("web/events.js")),
-    ("abort", include_str!("web/abort.js")),
-    ("encoding", include_str!("web/encoding.js")),
-    ("blob", include_str!("web/blob.js")),
-    ("clone", include_str!("web/clone.js")),
-    ("url", include_str!("web/url.js")),
-    ("crypto", include_str!("web/crypto.js")),
-    ("performance", include_str!("web/performance.js")),
-];
-
 /// QuickJS's own stack-depth check, in bytes of the C shadow stack (4 MiB,
 /// set in `build.rs`). Deep recursion, in JavaScript or in the engine's own
 /// recursive C code (the parser behind `eval` and `new Function`,
@@ -135,13 +115,7 @@ pub fn initialize() {
                 natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
                 natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
                 crate::web::register(&ctx, &natives)?;
-                let modules = Object::new(ctx.clone())?;
-                for (name, source) in WEB_MODULES {
-                    let mut options = EvalOptions::default();
-                    options.filename = Some(format!("web/{name}.js"));
-                    let module: Function = ctx.eval_with_options(*source, options)?;
-                    modules.set(*name, module)?;
-                }
+                let modules = crate::web::modules(&ctx)?;
                 let mut options = EvalOptions::default();
                 options.filename = Some("prelude.js".into());
                 let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;

@@ -1,4 +1,5 @@
-//! The web platform's natives: the parts of the WinterTC globals that a
+//! The web platform: its JavaScript modules (`web/*.js`, one per standard),
+//! and its natives: the parts of the WinterTC globals that a
 //! reference-grade Rust crate implements (the WHATWG URL parser, the
 //! Encoding Standard, digests and HMAC), exposed to the JavaScript modules
 //! under `web/` that give them their WebIDL shape.
@@ -15,7 +16,40 @@ mod crypto;
 mod encoding;
 mod url;
 
+use rquickjs::context::EvalOptions;
 use rquickjs::{Array, Ctx, Function, Object, TypedArray, Value};
+
+/// The modules under `web/`, each a function of the host object the
+/// prelude builds; the prelude calls them in the order it wires them.
+const MODULES: &[(&str, &str)] = &[
+    ("idl", include_str!("web/idl.js")),
+    ("layout", include_str!("web/layout.js")),
+    ("names", include_str!("web/names.js")),
+    ("inspect", include_str!("web/inspect.js")),
+    ("format", include_str!("web/format.js")),
+    ("console", include_str!("web/console.js")),
+    ("events", include_str!("web/events.js")),
+    ("abort", include_str!("web/abort.js")),
+    ("encoding", include_str!("web/encoding.js")),
+    ("blob", include_str!("web/blob.js")),
+    ("clone", include_str!("web/clone.js")),
+    ("url", include_str!("web/url.js")),
+    ("crypto", include_str!("web/crypto.js")),
+    ("performance", include_str!("web/performance.js")),
+];
+
+/// Every module evaluated (not yet called), by name: what the prelude
+/// receives as `modules`.
+pub fn modules<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let modules = Object::new(ctx.clone())?;
+    for (name, source) in MODULES {
+        let mut options = EvalOptions::default();
+        options.filename = Some(format!("web/{name}.js"));
+        let module: Function = ctx.eval_with_options(*source, options)?;
+        modules.set(*name, module)?;
+    }
+    Ok(modules)
+}
 
 /// Registers every web native on `natives`, the object the prelude's
 /// modules receive.
