@@ -26,6 +26,7 @@ use rquickjs::{
 
 use crate::coderun::sandbox::host::{self, LogLevel};
 use crate::exports::coderun::sandbox::program::{Namespace, Outcome, ReturnedValue, Settings};
+use crate::render;
 
 const PRELUDE: &str = include_str!("prelude.js");
 
@@ -457,15 +458,40 @@ fn encode<'js>(
             display: text,
         }));
     }
-    let encoded = internals
-        .get::<_, Function>("encodeResult")
-        .and_then(|encode| encode.call::<_, String>((value.clone(), room)))
-        .and_then(|json| {
-            let display = internals
+    // Plain data (strings, numbers, dense arrays, ordinary objects) is
+    // rendered natively, at a few units of fuel per byte; the rest, or
+    // what the native renderer declines, by the prelude.
+    let custom: Value = internals
+        .get("custom")
+        .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+    let native_json = render::json(ctx, &value, &custom);
+    let native_display = if value.is_string() {
+        render::well_formed(ctx, &value)
+    } else {
+        let string_width = internals.get::<_, Function>("stringWidth").ok();
+        render::inspect(
+            ctx,
+            &value,
+            &custom,
+            &mut render::Inspect::returned(f64::from(room), string_width),
+            0.0,
+        )
+    };
+    let encoded = match native_json {
+        Some(json) => Ok(json),
+        None => internals
+            .get::<_, Function>("encodeResult")
+            .and_then(|encode| encode.call::<_, String>((value.clone(), room))),
+    }
+    .and_then(|json| {
+        let display = match native_display {
+            Some(display) => display,
+            None => internals
                 .get::<_, Function>("display")?
-                .call::<_, String>((value, room))?;
-            Ok(ReturnedValue { json, display })
-        });
+                .call::<_, String>((value, room))?,
+        };
+        Ok(ReturnedValue { json, display })
+    });
     match encoded {
         Ok(returned) => Outcome::Returned(Some(returned)),
         Err(error) => Outcome::Threw(format!(

@@ -27,6 +27,7 @@ wit_bindgen::generate!({
 });
 
 mod engine;
+mod render;
 mod web;
 
 use exports::coderun::sandbox::program::{Guest as Program, Namespace, Outcome, Settings};

@@ -71,6 +71,14 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     add("digest", Function::new(ctx.clone(), crypto::digest)?)?;
     add("hmac", Function::new(ctx.clone(), crypto::hmac)?)?;
     add("promiseState", Function::new(ctx.clone(), promise_state)?)?;
+    add(
+        "inspectPlain",
+        Function::new(ctx.clone(), crate::render::inspect_plain)?,
+    )?;
+    add(
+        "jsonPlain",
+        Function::new(ctx.clone(), crate::render::json_plain)?,
+    )?;
     Ok(())
 }
 

@@ -9,8 +9,26 @@ use serde_json::Value;
 
 use super::*;
 
+/// Makes the guest's native renderer (render.rs) decline everything, so
+/// that every value goes through the JavaScript one: `Array.prototype`
+/// gains a `toJSON` that is not a function, which neither JSON nor inspect
+/// shows or calls.
+pub(crate) const JAVASCRIPT_RENDERER: &str =
+    "Object.defineProperty(Array.prototype, 'toJSON', { value: undefined, configurable: true });\n";
+
 #[tokio::test]
 async fn console_prints_what_node_prints() {
+    console_matches_node("").await;
+}
+
+/// The same cases with the native renderer declining: both renderers must
+/// print Node's text.
+#[tokio::test]
+async fn console_prints_what_node_prints_through_the_javascript_renderer() {
+    console_matches_node(JAVASCRIPT_RENDERER).await;
+}
+
+async fn console_matches_node(prefix: &str) {
     let fixture: Value =
         serde_json::from_str(include_str!("fixtures/console-node.json")).expect("the fixture");
     let cases = fixture["cases"].as_array().expect("cases");
@@ -18,7 +36,7 @@ async fn console_prints_what_node_prints() {
     let mut wrong = Vec::new();
     for case in cases {
         let program = case["program"].as_str().expect("a program");
-        let result = run(program).await;
+        let result = run(&format!("{prefix}{program}")).await;
         if let Some(error) = &result.error {
             wrong.push(format!("{program}\n  failed: {error}"));
             continue;

@@ -15,6 +15,7 @@ mod durable;
 mod hostile;
 mod isolation;
 mod lifecycle;
+mod render;
 mod timers;
 mod values;
 mod web;

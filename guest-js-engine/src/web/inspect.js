@@ -56,6 +56,7 @@
   const ReflectApply = Reflect.apply;
   const { iterator: SymbolIterator, toStringTag: SymbolToStringTag } = Symbol;
   const custom = Symbol.for('nodejs.util.inspect.custom');
+  const { inspectPlain } = host.natives;
 
   const BARE_KEY = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
   const INDEX_KEY = /^(0|[1-9][0-9]*)$/;
@@ -142,7 +143,15 @@
   // ---- objects ------------------------------------------------------------
 
   function formatValue(ctx, value, recurseTimes, typedArray) {
-    if (typeof value !== 'object' && typeof value !== 'function') return formatPrimitive(ctx, value);
+    // Plain data (a long string; dense arrays and ordinary objects of
+    // primitives) is formatted natively by the same steps (render.rs),
+    // unless it declines.
+    const kind = typeof value;
+    if ((kind === 'object' && value !== null && typedArray === undefined) || (kind === 'string' && value.length > 32)) {
+      const text = inspectPlain(value, ctx, recurseTimes, custom, stringWidth);
+      if (text !== undefined) return text;
+    }
+    if (kind !== 'object' && kind !== 'function') return formatPrimitive(ctx, value);
     if (value === null) return spend(ctx, 'null');
     const level = ctx.indentationLvl;
     const seen = ctx.seen.length;
