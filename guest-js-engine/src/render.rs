@@ -649,19 +649,24 @@ enum Key<'a> {
     Index(u32),
 }
 
-/// A plain object's own properties, in the order the standard gives own
-/// keys (array indices first, ascending; then the rest as created), keys
-/// and values borrowed; `None` when it is not a plain object.
+/// An own property: its key, its value (borrowed), and its key as an array
+/// index (else -1).
+type Property<'a> = (Key<'a>, qjs::JSValue, i64);
+
+/// A plain object's own properties into `properties`, in the order the
+/// standard gives own keys (array indices first, ascending; then the rest
+/// as created); false when it is not a plain object.
 fn plain_object<'a>(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
-) -> Option<Vec<(Key<'a>, qjs::JSValue)>> {
+    properties: &mut Vec<Property<'a>>,
+) -> bool {
+    properties.clear();
     // SAFETY: `value` is a live value of `ctx`.
     let slots = unsafe { JS_CoderunPlainObject(ctx, value) };
     if slots < 0 {
-        return None;
+        return false;
     }
-    let mut properties = Vec::with_capacity(slots as usize);
     let mut indices = false;
     for at in 0..slots {
         let (mut chars, mut len, mut wide, mut index) = (std::ptr::null(), 0u32, 0, -1i64);
@@ -686,12 +691,7 @@ fn plain_object<'a>(
     if indices {
         properties.sort_by_key(|&(_, _, index)| if index >= 0 { index } else { i64::MAX });
     }
-    Some(
-        properties
-            .into_iter()
-            .map(|(key, value, _)| (key, value))
-            .collect(),
-    )
+    true
 }
 
 fn object_id(value: qjs::JSValue) -> usize {
@@ -721,15 +721,51 @@ pub fn json(ctx: &Ctx<'_>, value: &Value<'_>, custom: &Value<'_>) -> Option<Stri
     {
         out.buf.reserve(held.len as usize + 2);
     }
-    let mut path = Vec::new();
-    json_value(ctx.as_raw().as_ptr(), value.as_raw(), &mut out, &mut path).then_some(out.buf)
+    let mut walk = Walk::default();
+    json_value(ctx.as_raw().as_ptr(), value.as_raw(), &mut out, &mut walk).then_some(out.buf)
+}
+
+/// The objects a walk is inside (for cycles and its depth bound), and
+/// property lists kept for reuse, one per level, so that a walk allocates
+/// per level reached, not per object.
+#[derive(Default)]
+struct Walk<'a> {
+    path: Vec<usize>,
+    lists: Vec<Vec<Property<'a>>>,
+}
+
+impl<'a> Walk<'a> {
+    /// Enters object `id`: false for a cycle or past the depth bound.
+    fn enter(&mut self, id: usize) -> bool {
+        if self.path.len() >= MAX_NESTING || self.path.contains(&id) {
+            return false;
+        }
+        self.path.push(id);
+        if self.lists.len() < self.path.len() {
+            self.lists.push(Vec::new());
+        }
+        true
+    }
+
+    fn leave(&mut self) {
+        self.path.pop();
+    }
+
+    /// This level's property list, to fill (see `plain_object`).
+    fn list(&mut self) -> Vec<Property<'a>> {
+        std::mem::take(&mut self.lists[self.path.len() - 1])
+    }
+
+    fn give_back(&mut self, list: Vec<Property<'a>>) {
+        self.lists[self.path.len() - 1] = list;
+    }
 }
 
 fn json_value(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
     out: &mut Out,
-    path: &mut Vec<usize>,
+    walk: &mut Walk<'_>,
 ) -> bool {
     match kind(value) {
         Kind::Null => out.ascii("null"),
@@ -741,7 +777,7 @@ fn json_value(
             Some(held) => json_string(out, held.chars()),
             None => return false,
         },
-        Kind::Object => return json_object(ctx, value, out, path),
+        Kind::Object => return json_object(ctx, value, out, walk),
         Kind::Undefined | Kind::Other => return false,
     }
     true
@@ -751,13 +787,12 @@ fn json_object(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
     out: &mut Out,
-    path: &mut Vec<usize>,
+    walk: &mut Walk<'_>,
 ) -> bool {
-    let id = object_id(value);
-    if path.len() >= MAX_NESTING || path.contains(&id) {
+    if !walk.enter(object_id(value)) {
         return false;
     }
-    path.push(id);
+    let mut properties = walk.list();
     let done = if let Some(elements) = plain_array(ctx, value) {
         out.ascii("[");
         let mut ok = true;
@@ -767,18 +802,18 @@ fn json_object(
             }
             if matches!(kind(element), Kind::Undefined) {
                 out.ascii("null");
-            } else if !json_value(ctx, element, out, path) {
+            } else if !json_value(ctx, element, out, walk) {
                 ok = false;
                 break;
             }
         }
         out.ascii("]");
         ok
-    } else if let Some(properties) = plain_object(ctx, value) {
+    } else if plain_object(ctx, value, &mut properties) {
         out.ascii("{");
         let mut ok = true;
         let mut first = true;
-        for &(key, element) in &properties {
+        for &(key, element, _) in &properties {
             if matches!(kind(element), Kind::Undefined) {
                 continue;
             }
@@ -795,7 +830,7 @@ fn json_object(
                 }
             }
             out.ascii(":");
-            if !json_value(ctx, element, out, path) {
+            if !json_value(ctx, element, out, walk) {
                 ok = false;
                 break;
             }
@@ -805,7 +840,8 @@ fn json_object(
     } else {
         false
     };
-    path.pop();
+    walk.give_back(properties);
+    walk.leave();
     done
 }
 
@@ -866,7 +902,8 @@ pub fn inspect<'js>(
         indentation: state.indentation,
         current_depth: state.current_depth,
         options: state,
-        path: Vec::new(),
+        walk: Walk::default(),
+        entries: Vec::new(),
         out: Out::default(),
     };
     renderer.value(value.as_raw(), recurse_times)?;
@@ -902,17 +939,19 @@ impl Entry {
     }
 }
 
-struct Renderer<'a, 'js> {
+struct Renderer<'a, 'js, 'v> {
     ctx: *mut qjs::JSContext,
     options: &'a Inspect<'js>,
     room: f64,
     indentation: usize,
     current_depth: f64,
-    path: Vec<usize>,
+    walk: Walk<'v>,
+    /// Entry lists kept for reuse, one per level.
+    entries: Vec<Vec<Entry>>,
     out: Out,
 }
 
-impl Renderer<'_, '_> {
+impl Renderer<'_, '_, '_> {
     /// Writes a value (formatValue) and spends its length.
     fn value(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
         let mark = self.out.mark();
@@ -1004,14 +1043,25 @@ impl Renderer<'_, '_> {
 
     fn object(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
         let id = object_id(value);
-        if self.path.len() >= MAX_NESTING
-            || self.path.contains(&id)
-            || self.options.seen.contains(&id)
-        {
+        if self.options.seen.contains(&id) || !self.walk.enter(id) {
             return None;
         }
+        if self.entries.len() < self.walk.path.len() {
+            self.entries.push(Vec::new());
+        }
+        let span = self.enclosed(value, recurse);
+        self.walk.leave();
+        span
+    }
+
+    /// An object entered on the walk: an array's or an object's entries,
+    /// laid out.
+    fn enclosed(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
         let level = self.out.buf.len();
-        if let Some(elements) = plain_array(self.ctx, value) {
+        let depth = self.walk.path.len() - 1;
+        let mut output = std::mem::take(&mut self.entries[depth]);
+        output.clear();
+        let span = if let Some(elements) = plain_array(self.ctx, value) {
             if elements.is_empty() {
                 return Some(self.spend_ascii("[]"));
             }
@@ -1019,14 +1069,12 @@ impl Renderer<'_, '_> {
                 return Some(self.spend_ascii("[Array]"));
             }
             let recurse = recurse + 1.0;
-            self.path.push(id);
             self.current_depth = recurse;
             let limit = self
                 .options
                 .max_array_length
                 .max(0.0)
                 .min(elements.len() as f64) as usize;
-            let mut output = Vec::with_capacity(limit);
             let mut complete = true;
             for &element in &elements[..limit] {
                 if self.out_of_room(&mut output) {
@@ -1061,7 +1109,6 @@ impl Renderer<'_, '_> {
                     value: self.out.span(mark),
                 });
             }
-            self.path.pop();
             let numeric = |count: usize| {
                 (0..count).all(|i| {
                     elements
@@ -1069,40 +1116,45 @@ impl Renderer<'_, '_> {
                         .is_some_and(|&e| matches!(kind(e), Kind::Int(_) | Kind::Float(_)))
                 })
             };
-            return self.reduce(level, output, ("[", "]"), Some(&numeric), recurse);
-        }
-        let properties = plain_object(self.ctx, value)?;
-        if properties.is_empty() {
-            return Some(self.spend_ascii("{}"));
-        }
-        if recurse > self.options.depth {
-            return Some(self.spend_ascii("[Object]"));
-        }
-        let recurse = recurse + 1.0;
-        self.path.push(id);
-        self.current_depth = recurse;
-        let mut output = Vec::with_capacity(properties.len());
-        for &(key, element) in &properties {
-            if self.out_of_room(&mut output) {
-                break;
+            self.reduce(level, &mut output, ("[", "]"), Some(&numeric), recurse)
+        } else {
+            let mut properties = self.walk.list();
+            if !plain_object(self.ctx, value, &mut properties) {
+                return None;
             }
-            let span = if matches!(kind(element), Kind::Undefined) {
-                self.spend_ascii("undefined")
+            let span = if properties.is_empty() {
+                Some(self.spend_ascii("{}"))
+            } else if recurse > self.options.depth {
+                Some(self.spend_ascii("[Object]"))
             } else {
-                self.indentation += 2;
-                let span = self.value(element, recurse);
-                self.indentation -= 2;
-                span?
+                let recurse = recurse + 1.0;
+                self.current_depth = recurse;
+                for &(key, element, _) in &properties {
+                    if self.out_of_room(&mut output) {
+                        break;
+                    }
+                    let span = if matches!(kind(element), Kind::Undefined) {
+                        self.spend_ascii("undefined")
+                    } else {
+                        self.indentation += 2;
+                        let span = self.value(element, recurse);
+                        self.indentation -= 2;
+                        span?
+                    };
+                    let key = self.key(key);
+                    self.room -= key.units as f64;
+                    output.push(Entry {
+                        key: Some(key),
+                        value: span,
+                    });
+                }
+                self.reduce(level, &mut output, ("{", "}"), None, recurse)
             };
-            let key = self.key(key);
-            self.room -= key.units as f64;
-            output.push(Entry {
-                key: Some(key),
-                value: span,
-            });
-        }
-        self.path.pop();
-        self.reduce(level, output, ("{", "}"), None, recurse)
+            self.walk.give_back(properties);
+            span
+        };
+        self.entries[depth] = output;
+        span
     }
 
     /// A property's name as `formatProperty` writes it (not spent).
@@ -1141,16 +1193,17 @@ impl Renderer<'_, '_> {
     fn reduce(
         &mut self,
         level: usize,
-        output: Vec<Entry>,
+        output: &mut Vec<Entry>,
         braces: (&str, &str),
         numeric: Option<&dyn Fn(usize) -> bool>,
         recurse: f64,
     ) -> Option<Span> {
         let entries = output.len();
-        let output = match numeric {
-            Some(numeric) if entries > 6 => self.group(output, numeric)?,
-            _ => output,
-        };
+        if let Some(numeric) = numeric.filter(|_| entries > 6)
+            && let Some(rows) = self.group(output, numeric)?
+        {
+            *output = rows;
+        }
         let joined = self.out.buf.len();
         self.out
             .buf
@@ -1160,7 +1213,7 @@ impl Renderer<'_, '_> {
         if self.current_depth - recurse < self.options.compact
             && entries == output.len()
             && self.fits(
-                &output,
+                output,
                 output.len() + self.indentation + braces.0.len() + 10,
             )
             && !output
@@ -1221,7 +1274,11 @@ impl Renderer<'_, '_> {
 
     /// `groupArrayElements`; `None` when an entry is not ASCII (its
     /// terminal width is JavaScript's to measure).
-    fn group(&mut self, output: Vec<Entry>, numeric: &dyn Fn(usize) -> bool) -> Option<Vec<Entry>> {
+    fn group(
+        &mut self,
+        output: &[Entry],
+        numeric: &dyn Fn(usize) -> bool,
+    ) -> Option<Option<Vec<Entry>>> {
         let options = self.options;
         let mut count = output.len();
         if options.max_array_length < output.len() as f64 {
@@ -1247,13 +1304,13 @@ impl Renderer<'_, '_> {
                 text.bytes().filter(|b| (0x20..0x7f).contains(b)).count()
             };
             if width as f64 >= limit {
-                return Some(output);
+                return Some(None);
             }
             widths.push(width);
         }
         let mut total = 0.0;
         let mut widest = 0usize;
-        for (width, entry) in widths.iter_mut().zip(&output) {
+        for (width, entry) in widths.iter_mut().zip(output) {
             let text = &self.out.buf[entry.value.start..entry.value.end];
             if text.len() != entry.value.units {
                 let measure = options.string_width.as_ref()?;
@@ -1267,7 +1324,7 @@ impl Renderer<'_, '_> {
         let indentation = self.indentation as f64;
         if cell * 3.0 + indentation >= options.break_length || !(total / cell > 5.0 || widest <= 6)
         {
-            return Some(output);
+            return Some(None);
         }
         let bias = (cell - total / output.len() as f64).sqrt();
         let biased = (cell - 3.0 - bias).max(1.0);
@@ -1277,7 +1334,7 @@ impl Renderer<'_, '_> {
             .min(options.compact * 4.0)
             .min(15.0);
         if columns.is_nan() || columns <= 1.0 {
-            return Some(output);
+            return Some(None);
         }
         let columns = columns as usize;
         let column_widths: Vec<usize> = (0..columns)
@@ -1320,8 +1377,8 @@ impl Renderer<'_, '_> {
             });
             i = end;
         }
-        rows.extend(output.into_iter().skip(count));
-        Some(rows)
+        rows.extend(output.iter().skip(count).copied());
+        Some(Some(rows))
     }
 }
 
