@@ -76,6 +76,18 @@ def main():
         ("continuation of that run, interrupted at call 101 (JSON)", f"{continuation / 1024:.1f} KiB",
          f"{continuation / 100:.0f} bytes per recorded call", "—"),
     ]
+    returned = json.loads((CRITERION / "returned_values" / "fuel.json").read_text())
+    shapes = {"strings": "ten 100 KB strings", "numbers": "10,000 numbers", "objects": "2,000 small nested objects"}
+    for shape, label in shapes.items():
+        f = returned[shape]
+        time = median_ns("returned_values", f"{shape}_returned")
+        stringified = median_ns("returned_values", f"{shape}_stringified")
+        rows.append((
+            f"returning {label} ({f['bytes'] / 1024:.0f} KiB of JSON): fuel per byte of JSON (deterministic) / whole run",
+            f"{f['fuel_per_byte']:.1f} / {fmt(time)}",
+            f"{f['fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / {time / stringified:.2f}× the program returning "
+            f"`JSON.stringify(value).length` ({f['stringify_fuel_per_byte']:.1f} per byte)",
+            "target ≤ 20 fuel per byte"))
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
     lines = [
         "| benchmark | coderun (median) | ratio in the same run | target |",

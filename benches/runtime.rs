@@ -16,7 +16,13 @@
 //! - `durable_100_calls`: a program making 100 binding calls, run live with
 //!   recording on, against replaying its record (the ledger answers every
 //!   call); the continuation of the same run interrupted at a 101st call is
-//!   written to `target/criterion/durable_100_calls/continuation_bytes`.
+//!   written to `target/criterion/durable_100_calls/continuation_bytes`;
+//! - `returned_values`: returning plain data (ten 100 KB strings, 10,000
+//!   numbers, 2,000 small nested objects): time, and the fuel per byte of
+//!   its JSON (deterministic, so measured once), against the same program
+//!   returning only `JSON.stringify(value).length` (QuickJS's own JSON
+//!   writer) and against building the value alone; the fuel figures are
+//!   written to `target/criterion/returned_values/fuel.json`.
 
 #![expect(
     missing_docs,
@@ -298,9 +304,88 @@ fn durable(c: &mut Criterion) {
     group.finish();
 }
 
+/// Plain data a program returns, built the same way in every variant.
+const RETURNED: [(&str, &str); 3] = [
+    (
+        "strings",
+        "const s = 'x'.repeat(100000); const value = [s, s, s, s, s, s, s, s, s, s];",
+    ),
+    (
+        "numbers",
+        "const value = []; for (let i = 0; i < 10000; i++) value.push(i % 7 ? i * 1.5 : i);",
+    ),
+    (
+        "objects",
+        "const value = []; for (let i = 0; i < 2000; i++) value.push({ id: i, name: `item-${i}`, \
+         tags: ['a', 'b'], owner: { login: `user${i % 10}`, admin: i % 2 === 0 } });",
+    ),
+];
+
+fn returned_values(c: &mut Criterion) {
+    let rt = tokio();
+    let runtime = runtime();
+    let fuel = |program: String| {
+        rt.block_on(async {
+            let result = runtime
+                .run(CodeRunRequest::new(program))
+                .await
+                .expect("run");
+            assert!(result.is_ok(), "{:?}", result.error);
+            (result.fuel_consumed, result.value)
+        })
+    };
+    let mut figures = serde_json::Map::new();
+    for (name, build) in RETURNED {
+        let (built, _) = fuel(format!("{build} return value.length;"));
+        let (stringified, _) = fuel(format!("{build} return JSON.stringify(value).length;"));
+        let (returned, value) = fuel(format!("{build} return value;"));
+        let bytes = serde_json::to_string(&value).expect("JSON").len() as u64;
+        figures.insert(
+            name.into(),
+            json!({
+                "bytes": bytes,
+                "fuel_per_byte": (returned - built) as f64 / bytes as f64,
+                "stringify_fuel_per_byte": (stringified - built) as f64 / bytes as f64,
+                "run_fuel": returned,
+            }),
+        );
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        std::path::PathBuf::from,
+    );
+    let dir = target.join("criterion/returned_values");
+    std::fs::create_dir_all(&dir).expect("criterion's directory");
+    std::fs::write(
+        dir.join("fuel.json"),
+        serde_json::to_string_pretty(&figures).expect("JSON"),
+    )
+    .expect("writes the fuel figures");
+    let mut group = c.benchmark_group("returned_values");
+    for (name, build) in RETURNED {
+        for (variant, tail) in [
+            ("returned", "return value;"),
+            ("stringified", "return JSON.stringify(value).length;"),
+        ] {
+            let program = format!("{build} {tail}");
+            group.bench_function(format!("{name}_{variant}"), |b| {
+                b.to_async(&rt).iter(|| async {
+                    let result = runtime
+                        .run(CodeRunRequest::new(program.clone()))
+                        .await
+                        .expect("run");
+                    assert!(result.is_ok(), "{:?}", result.error);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     durable,
+    returned_values,
     cold_run,
     binding_round_trip,
     transform,

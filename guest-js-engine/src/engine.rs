@@ -18,10 +18,12 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Instant, SystemTime};
 
 use rquickjs::context::EvalOptions;
+use rquickjs::function::Opt;
+use rquickjs::object::Property;
 use rquickjs::promise::PromiseState;
 use rquickjs::{
-    Array, ArrayBuffer, Coerced, Context, Ctx, Exception, Function, Object, Persistent, Promise,
-    Runtime, Value, qjs,
+    ArrayBuffer, Coerced, Context, Ctx, Exception, Function, Object, Persistent, Promise, Runtime,
+    Value, qjs,
 };
 
 use crate::coderun::sandbox::host::{self, LogLevel};
@@ -99,7 +101,8 @@ pub fn initialize() {
         if cell.borrow().is_some() {
             return;
         }
-        let runtime = Runtime::new().expect("QuickJS runtime creation failed");
+        let runtime = Runtime::new_with_alloc(crate::alloc::QuickJsAllocator)
+            .expect("QuickJS runtime creation failed");
         runtime.set_max_stack_size(MAX_STACK_BYTES);
         let context = Context::full(&runtime).expect("QuickJS context creation failed");
         let internals = context
@@ -135,12 +138,26 @@ pub fn initialize() {
                 panic!("the guest prelude failed to evaluate: {error}: {thrown}")
             });
         runtime.run_gc();
+        // Last: what runs allocate from here on lands on pages of their
+        // own, not on the snapshot's (alloc.rs): QuickJS's small blocks
+        // from new arenas (the snapshot's part-free ones leave the free
+        // lists, by the project's patch), everything else from the second
+        // heap.
+        context.with(|ctx| {
+            // SAFETY: the runtime is alive and not running JavaScript.
+            unsafe { JS_CoderunSealArenas(rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr())) }
+        });
+        crate::alloc::seal();
         *cell.borrow_mut() = Some(Engine {
             runtime,
             context,
             internals,
         });
     });
+}
+
+unsafe extern "C" {
+    fn JS_CoderunSealArenas(rt: *mut rquickjs::qjs::JSRuntime);
 }
 
 /// Runs one program to its outcome.
@@ -418,25 +435,80 @@ fn json_literal<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
     }
 }
 
+/// Installs each namespace as a non-enumerable global: an object with no
+/// prototype holding one function per binding. Written natively (no
+/// prelude JavaScript runs), so that a run with bindings touches none of
+/// the snapshot's closures: each page a run writes is a copy of its own.
 fn install_bindings<'js>(
     ctx: &Ctx<'js>,
-    internals: &Object<'js>,
+    _internals: &Object<'js>,
     bindings: &[Namespace],
 ) -> rquickjs::Result<()> {
-    // One flat array per namespace: its global, then each function's name
-    // and label (the shape `installBindings` reads).
-    let decls = Array::new(ctx.clone())?;
-    for (i, namespace) in bindings.iter().enumerate() {
-        let entry = Array::new(ctx.clone())?;
-        entry.set(0, namespace.global.as_str())?;
-        for (j, function) in namespace.functions.iter().enumerate() {
-            entry.set(1 + 2 * j, function.name.as_str())?;
-            entry.set(2 + 2 * j, function.label.as_str())?;
+    let globals = ctx.globals();
+    for (ns, namespace) in bindings.iter().enumerate() {
+        let target = Object::new(ctx.clone())?;
+        target.set_prototype(None)?;
+        for (index, function) in namespace.functions.iter().enumerate() {
+            let label = function.label.clone();
+            let (ns, index) = (ns as u32, index as u32);
+            let binding =
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
+                    call_binding(&ctx, ns, index, &label, arg.0)
+                })?
+                .with_name(function.name.as_str())?
+                .with_length(1)?;
+            target.set(function.name.as_str(), binding)?;
         }
-        decls.set(i, entry)?;
+        globals.prop(
+            namespace.global.as_str(),
+            Property::from(target).writable().configurable(),
+        )?;
     }
-    let install: Function = internals.get("installBindings")?;
-    install.call((decls,))
+    Ok(())
+}
+
+/// A call of a binding: its argument as JSON (natively, for plain data),
+/// handed to the host; the promise the host call made. What is not plain
+/// data (and so may not be JSON-serialisable), and a call the host
+/// refuses, go through the prelude's `callBinding` and `failedCall`, which
+/// word the rejection.
+fn call_binding<'js>(
+    ctx: &Ctx<'js>,
+    ns: u32,
+    index: u32,
+    label: &str,
+    arg: Option<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let internals = STATE
+        .with(|state| {
+            state
+                .engine
+                .borrow()
+                .as_ref()
+                .map(|engine| engine.internals.clone())
+        })
+        .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?
+        .restore(ctx)?;
+    let arg = arg.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    let json = if arg.is_undefined() {
+        Some("null".to_owned())
+    } else {
+        let custom: Value = internals.get("custom")?;
+        render::json(ctx, &arg, &custom)
+    };
+    let Some(json) = json else {
+        let call: Function = internals.get("callBinding")?;
+        return call.call((ns, index, label, arg));
+    };
+    match host_call(ctx.clone(), ns, index, json) {
+        Ok(promise) => Ok(promise.into_value()),
+        Err(rquickjs::Error::Exception) => {
+            let error = ctx.catch();
+            let failed: Function = internals.get("failedCall")?;
+            failed.call((label, error))
+        }
+        Err(error) => Err(error),
+    }
 }
 
 fn encode<'js>(
@@ -618,27 +690,42 @@ fn time_origin() -> f64 {
 
 /// `crypto.getRandomValues`: `length` bytes (at most 64 KiB, checked by
 /// the prelude) from the host's `wasi:random` generator for the run.
+///
+/// WASI is called directly rather than through wasi-libc's `getentropy`,
+/// which frees the list the call returns with the C library's `free`: the
+/// list is allocated by the component ABI's `cabi_realloc`, on Rust's
+/// allocator, which after the snapshot is not the C library's (alloc.rs).
 fn random_bytes<'js>(ctx: Ctx<'js>, length: u32) -> rquickjs::Result<ArrayBuffer<'js>> {
     let length = (length as usize).min(MAX_RANDOM_BYTES);
-    let mut bytes = vec![0u8; length];
-    // getentropy fills at most 256 bytes per call.
-    for chunk in bytes.chunks_mut(256) {
-        // SAFETY: `chunk` is a live, writable buffer of `chunk.len()` bytes.
-        if unsafe { getentropy(chunk.as_mut_ptr(), chunk.len()) } != 0 {
+    let mut list = [0usize; 2];
+    // SAFETY: the import writes the list's pointer and length into `list`;
+    // the list was allocated with `cabi_realloc` (Rust's global allocator)
+    // with alignment 1, so it is a `Vec<u8>` of that length and capacity.
+    let bytes = unsafe {
+        wasi_get_random_bytes(length as u64, list.as_mut_ptr());
+        if list[1] != length {
             return Err(Exception::throw_internal(
                 &ctx,
                 "the host's random generator failed",
             ));
         }
-    }
+        if length == 0 {
+            Vec::new()
+        } else {
+            Vec::from_raw_parts(list[0] as *mut u8, length, length)
+        }
+    };
     ArrayBuffer::new(ctx, bytes)
 }
 
 const MAX_RANDOM_BYTES: usize = 65536;
 
+#[link(wasm_import_module = "wasi:random/random@0.2.6")]
 unsafe extern "C" {
-    /// wasi-libc's, over `wasi:random/random`.
-    fn getentropy(buffer: *mut u8, length: usize) -> i32;
+    /// `get-random-bytes: func(len: u64) -> list<u8>`, lowered: the list's
+    /// pointer and length are written at the second argument.
+    #[link_name = "get-random-bytes"]
+    fn wasi_get_random_bytes(len: u64, list: *mut usize);
 }
 
 fn wall_clock_ms() -> f64 {

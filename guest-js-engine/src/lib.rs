@@ -26,6 +26,7 @@ wit_bindgen::generate!({
     path: "../wit",
 });
 
+mod alloc;
 mod engine;
 mod render;
 mod web;

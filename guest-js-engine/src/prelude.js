@@ -177,7 +177,6 @@
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure']);
   const { inspect, quote, errorText, RETURNED, custom } = host.inspect;
-  const { jsonPlain } = natives;
   const { format } = host.format;
   defineProperty(globalThis, 'self', { value: globalThis, writable: true, configurable: true, enumerable: false });
   const navigator = {};
@@ -208,56 +207,34 @@
   function encodeArgument(arg) {
     if (arg === undefined) return 'null';
     if (isPlainJson(arg)) return JSONStringify(arg);
-    // Plain data natively (render.rs), at a few units of fuel per byte.
-    const plain = jsonPlain(arg, custom);
-    if (plain !== undefined) return plain;
     const json = JSONStringify(arg, argumentReplacer);
     return json === undefined ? 'null' : json;
   }
 
-  // A binding returns the promise `hostCall` made; the guest's event loop
-  // settles it from Rust when the host reports the call settled.
-  function makeBinding(ns, fn, label, name) {
-    const call = {
-      [name](arg) {
-        let json;
-        try {
-          json = encodeArgument(arg);
-        } catch (e) {
-          const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
-          return PromiseReject(new TypeErrorCtor(`the argument of ${label} is not JSON-serialisable: ${why}`));
-        }
-        try {
-          return hostCall(ns, fn, json);
-        } catch (e) {
-          // The host refused the call (too many in flight, an argument too
-          // large or too deep): say which binding.
-          const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
-          return PromiseReject(new ErrorCtor(`${label}: ${why}`));
-        }
-      },
-    }[name];
-    return call;
+  // A binding call whose argument the native path (engine.rs, which
+  // installs the bindings and writes plain data as JSON itself) left to
+  // JavaScript: the promise `hostCall` made, or a rejection saying why the
+  // argument cannot be JSON or the host refused the call.
+  function callBinding(ns, fn, label, arg) {
+    let json;
+    try {
+      json = encodeArgument(arg);
+    } catch (e) {
+      const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
+      return PromiseReject(new TypeErrorCtor(`the argument of ${label} is not JSON-serialisable: ${why}`));
+    }
+    try {
+      return hostCall(ns, fn, json);
+    } catch (e) {
+      return failedCall(label, e);
+    }
   }
 
-  // `decls`: [global, name, label, name, label, ...] per namespace; the
-  // host validated the globals and names and wrote the labels. A run
-  // installs every binding it is given, so this is on the path of every
-  // cold run and grows with the catalog: indexing instead of destructuring
-  // (which goes through the array iterator) and assignment instead of a
-  // descriptor halve its cost per binding. On an object without a
-  // prototype, assignment defines the same data property (writable,
-  // enumerable, configurable) for every name, `__proto__` included.
-  function installBindings(decls) {
-    for (let ns = 0; ns < decls.length; ns++) {
-      const entry = decls[ns];
-      const target = ObjectCreate(null);
-      for (let at = 1, fn = 0; at < entry.length; at += 2, fn++) {
-        const name = entry[at];
-        target[name] = makeBinding(ns, fn, entry[at + 1], name);
-      }
-      defineProperty(globalThis, entry[0], { value: target, writable: true, configurable: true, enumerable: false });
-    }
+  // The host refused the call (too many in flight, an argument too large or
+  // too deep): a rejection that says which binding.
+  function failedCall(label, e) {
+    const why = e instanceof ErrorCtor ? StringCtor(e.message) : StringCtor(e);
+    return PromiseReject(new ErrorCtor(`${label}: ${why}`));
   }
 
   // The rejection of a binding call the host failed, with its message.
@@ -306,5 +283,5 @@
     }
   }
 
-  return { installBindings, hostError, encodeResult, display, renderThrown, fireTimer, custom, stringWidth: host.layout.stringWidth };
+  return { callBinding, failedCall, hostError, encodeResult, display, renderThrown, fireTimer, custom, stringWidth: host.layout.stringWidth };
 })

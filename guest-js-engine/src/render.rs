@@ -1431,19 +1431,6 @@ pub fn inspect_plain<'js>(
     rquickjs::String::from_str(ctx, &text).map(Some)
 }
 
-/// `natives.jsonPlain(value, custom)`: `JSON.stringify(value)` for plain
-/// data, else `undefined`.
-pub fn json_plain<'js>(
-    ctx: Ctx<'js>,
-    value: Value<'js>,
-    custom: Value<'js>,
-) -> rquickjs::Result<Option<rquickjs::String<'js>>> {
-    match json(&ctx, &value, &custom) {
-        Some(text) => rquickjs::String::from_str(ctx, &text).map(Some),
-        None => Ok(None),
-    }
-}
-
 /// A string as text, each lone surrogate replaced by U+FFFD: how a
 /// returned string displays (`console.log` of a string prints it as is).
 pub fn well_formed(ctx: &Ctx<'_>, value: &Value<'_>) -> Option<String> {

@@ -75,10 +75,6 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
         "inspectPlain",
         Function::new(ctx.clone(), crate::render::inspect_plain)?,
     )?;
-    add(
-        "jsonPlain",
-        Function::new(ctx.clone(), crate::render::json_plain)?,
-    )?;
     Ok(())
 }
 
