@@ -45,9 +45,9 @@ const MAX_STACK_BYTES: usize = 3840 * 1024;
 struct Engine {
     runtime: Runtime,
     context: Context,
-    /// The object the prelude returned: `installBindings`, `hostError`,
-    /// `encodeResult`, `display`, `renderThrown`, `fireTimer`. Never
-    /// reachable from programs.
+    /// The object the prelude returned: `callBinding`, `failedCall`,
+    /// `hostError`, `encodeResult`, `display`, `renderThrown`, `fireTimer`,
+    /// `custom`, `stringWidth`. Never reachable from programs.
     internals: Persistent<Object<'static>>,
 }
 

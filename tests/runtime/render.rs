@@ -21,7 +21,7 @@ const strings = ['', 'a', 'plain text', "it's", 'say "hi"', `both ' and "`, "all
   '😀 emoji', '\ud800 lone', 'x'.repeat(100), ('word '.repeat(30) + '\n').repeat(3), 'é'.repeat(40),
   '\u00ff\u00a0', 'sixteen chars!!!', 'seventeen chars!!'];
 const keys = ['a', 'b_2', '_x', 'with space', 'kebab-key', '1abc', 'ünï', '__proto__x', '', 'constructor',
-  'length', 'Z9', "q'uote"];
+  'length', 'Z9', "q'uote", '\ud800x', 'a\u0000b', '0', '42', '4294967295', '😀'];
 const numbers = [0, -0, 1, -1, 1.5, 0.1, 1e21, 1e-7, 123456789, -2147483648, 2147483648, NaN, Infinity,
   -Infinity, 4294967295.5, 2 ** 53, -1e-300];
 function primitive() {{
