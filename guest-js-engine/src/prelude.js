@@ -174,6 +174,7 @@
   wire('blob', ['Blob', 'File']);
   wire('clone', ['structuredClone']);
   wire('url', ['URL', 'URLSearchParams']);
+  wire('headers', ['Headers']);
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure']);
   const { inspect, quote, errorText, RETURNED, custom } = host.inspect;

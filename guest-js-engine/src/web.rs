@@ -34,6 +34,7 @@ const MODULES: &[(&str, &str)] = &[
     ("blob", include_str!("web/blob.js")),
     ("clone", include_str!("web/clone.js")),
     ("url", include_str!("web/url.js")),
+    ("headers", include_str!("web/headers.js")),
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),
 ];

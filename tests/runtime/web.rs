@@ -534,3 +534,47 @@ async fn promise_any_rejects_with_nodes_message() {
         ]))
     );
 }
+
+/// `Headers` as the Fetch Standard's data class: names compared without
+/// case, values trimmed and validated, iteration sorted and combined with
+/// each `set-cookie` apart, and the errors the standard names.
+#[tokio::test]
+async fn headers_follow_the_fetch_standard() {
+    let result = run(r#"
+        const h = new Headers({ 'Content-Type': ' text/plain\t', Accept: 'a' });
+        h.append('accept', 'b');
+        h.append('Set-Cookie', 'x=1');
+        h.append('set-cookie', 'y=2');
+        h.set('X-Trace', 'one');
+        h.set('x-trace', 'two');
+        const errors = [];
+        for (const bad of [() => h.append('bad name', 'v'), () => h.set('x', 'a\nb'),
+                           () => h.get('é\u0100'), () => new Headers([['only-one']]), () => new Headers(5)]) {
+          try { bad(); errors.push('no error'); } catch (e) { errors.push(e.constructor.name); }
+        }
+        const copy = new Headers(h);
+        copy.delete('ACCEPT');
+        const seen = [];
+        h.forEach((value, name) => seen.push(`${name}=${value}`));
+        return {
+          type: h.get('content-type'), accept: h.get('ACCEPT'), missing: h.get('none'),
+          cookies: h.getSetCookie(), trace: h.get('x-trace'), has: [h.has('Accept'), copy.has('accept')],
+          entries: [...h], keys: [...copy.keys()], seen, errors, tag: Object.prototype.toString.call(h),
+        };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "type": "text/plain", "accept": "a, b", "missing": null,
+            "cookies": ["x=1", "y=2"], "trace": "two", "has": [true, false],
+            "entries": [["accept", "a, b"], ["content-type", "text/plain"], ["set-cookie", "x=1"],
+                        ["set-cookie", "y=2"], ["x-trace", "two"]],
+            "keys": ["content-type", "set-cookie", "set-cookie", "x-trace"],
+            "seen": ["accept=a, b", "content-type=text/plain", "set-cookie=x=1", "set-cookie=y=2", "x-trace=two"],
+            "errors": ["TypeError", "TypeError", "TypeError", "TypeError", "TypeError"],
+            "tag": "[object Headers]",
+        }))
+    );
+}

@@ -90,6 +90,11 @@ const SUITES: &[Suite] = &[
         dir: "FileAPI/blob",
         includes: |_| true,
     },
+    Suite {
+        name: "fetch/api/headers",
+        dir: "fetch/api/headers",
+        includes: |_| true,
+    },
 ];
 
 /// The harness's setup for a shell: results collected, no timeouts (the
