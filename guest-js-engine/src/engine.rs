@@ -294,7 +294,7 @@ fn run_in<'js>(
         Err(_) => return internal_failure("the prelude's internals are gone"),
     };
     if !bindings.is_empty()
-        && let Err(error) = install_bindings(ctx, &internals, bindings)
+        && let Err(error) = install_bindings(ctx, bindings)
     {
         return thrown(ctx, &internals, error);
     }
@@ -439,11 +439,7 @@ fn json_literal<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
 /// prototype holding one function per binding. Written natively (no
 /// prelude JavaScript runs), so that a run with bindings touches none of
 /// the snapshot's closures: each page a run writes is a copy of its own.
-fn install_bindings<'js>(
-    ctx: &Ctx<'js>,
-    _internals: &Object<'js>,
-    bindings: &[Namespace],
-) -> rquickjs::Result<()> {
+fn install_bindings<'js>(ctx: &Ctx<'js>, bindings: &[Namespace]) -> rquickjs::Result<()> {
     let globals = ctx.globals();
     for (ns, namespace) in bindings.iter().enumerate() {
         let target = Object::new(ctx.clone())?;
@@ -703,17 +699,18 @@ fn random_bytes<'js>(ctx: Ctx<'js>, length: u32) -> rquickjs::Result<ArrayBuffer
     // with alignment 1, so it is a `Vec<u8>` of that length and capacity.
     let bytes = unsafe {
         wasi_get_random_bytes(length as u64, list.as_mut_ptr());
-        if list[1] != length {
+        let bytes = if list[1] == 0 {
+            Vec::new()
+        } else {
+            Vec::from_raw_parts(list[0] as *mut u8, list[1], list[1])
+        };
+        if bytes.len() != length {
             return Err(Exception::throw_internal(
                 &ctx,
                 "the host's random generator failed",
             ));
         }
-        if length == 0 {
-            Vec::new()
-        } else {
-            Vec::from_raw_parts(list[0] as *mut u8, length, length)
-        }
+        bytes
     };
     ArrayBuffer::new(ctx, bytes)
 }
