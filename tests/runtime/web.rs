@@ -578,3 +578,28 @@ async fn headers_follow_the_fetch_standard() {
         }))
     );
 }
+
+/// Reading or setting a property of `null` or `undefined` throws Node's
+/// message, which names the property (the project's QuickJS patch).
+#[tokio::test]
+async fn a_property_of_undefined_is_named_as_node_names_it() {
+    let result = run(r#"
+        const messages = [];
+        for (const attempt of [() => { const o = {}; return o.missing.inner; }, () => null.y,
+                               () => { let u; u.x = 1; }, () => { null.z = 2; }]) {
+          try { attempt(); } catch (e) { messages.push(`${e.name}: ${e.message}`); }
+        }
+        return messages;
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            "TypeError: Cannot read properties of undefined (reading 'inner')",
+            "TypeError: Cannot read properties of null (reading 'y')",
+            "TypeError: Cannot set properties of undefined (setting 'x')",
+            "TypeError: Cannot set properties of null (setting 'z')",
+        ]))
+    );
+}
