@@ -240,6 +240,18 @@ const HUNDRED_CALLS: &str = "let n = 0;\n\
     if (globalThis.ask) await tools.ask({ question: `delete ${n}?` });\n\
     return n;";
 
+/// Where criterion writes (and report.py reads) the results of `group`,
+/// created: for the figures a bench writes itself.
+fn criterion_dir(group: &str) -> std::path::PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        std::path::PathBuf::from,
+    );
+    let dir = target.join("criterion").join(group);
+    std::fs::create_dir_all(&dir).expect("criterion's directory");
+    dir
+}
+
 fn durable(c: &mut Criterion) {
     let rt = tokio();
     let runtime = runtime();
@@ -271,13 +283,7 @@ fn durable(c: &mut Criterion) {
             .expect("serialises")
             .len()
     });
-    // Where criterion writes (and report.py reads) its results.
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
-        std::path::PathBuf::from,
-    );
-    let dir = target.join("criterion/durable_100_calls");
-    std::fs::create_dir_all(&dir).expect("criterion's directory");
+    let dir = criterion_dir("durable_100_calls");
     std::fs::write(
         dir.join("continuation_bytes"),
         continuation_bytes.to_string(),
@@ -350,12 +356,7 @@ fn returned_values(c: &mut Criterion) {
             }),
         );
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
-        std::path::PathBuf::from,
-    );
-    let dir = target.join("criterion/returned_values");
-    std::fs::create_dir_all(&dir).expect("criterion's directory");
+    let dir = criterion_dir("returned_values");
     std::fs::write(
         dir.join("fuel.json"),
         serde_json::to_string_pretty(&figures).expect("JSON"),

@@ -24,7 +24,7 @@
 //! did is the lists WASI calls return, which the component ABI allocates
 //! with `cabi_realloc` (Rust's, on this allocator) and wasi-libc's wrappers
 //! free with its `free`; the guest calls WASI's random generator itself for
-//! that reason (`engine::random_bytes`), and calls no other such wrapper
+//! that reason (`engine::natives::random_bytes`), and calls no other such wrapper
 //! after initialisation.
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,4 +1,4 @@
-//! The native renderer (guest-js-engine/src/render.rs) against the
+//! The native renderer (guest-js-engine/src/render/) against the
 //! JavaScript one it stands in for: seeded random plain data, printed and
 //! returned both ways, must give the same text byte for byte; and what it
 //! is for, returning data at a few units of fuel per byte.

@@ -144,7 +144,7 @@
 
   function formatValue(ctx, value, recurseTimes, typedArray) {
     // Plain data (a long string; dense arrays and ordinary objects of
-    // primitives) is formatted natively by the same steps (render.rs),
+    // primitives) is formatted natively by the same steps (src/render/),
     // unless it declines.
     const kind = typeof value;
     if ((kind === 'object' && value !== null && typedArray === undefined) || (kind === 'string' && value.length > 32)) {

@@ -1,0 +1,119 @@
+//! Bindings: the namespaces a run is given, installed as globals from
+//! Rust, and their calls, handed to the host as JSON.
+
+use rquickjs::function::Opt;
+use rquickjs::object::Property;
+use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value};
+
+use super::{Resolvers, STATE};
+use crate::coderun::sandbox::host;
+use crate::exports::coderun::sandbox::program::Namespace;
+use crate::render;
+
+/// Installs each namespace as a non-enumerable global: an object with no
+/// prototype holding one function per binding. Written natively (no
+/// prelude JavaScript runs), so that a run with bindings touches none of
+/// the snapshot's closures: each page a run writes is a copy of its own.
+pub(super) fn install_bindings<'js>(
+    ctx: &Ctx<'js>,
+    bindings: &[Namespace],
+) -> rquickjs::Result<()> {
+    let globals = ctx.globals();
+    for (ns, namespace) in bindings.iter().enumerate() {
+        let target = Object::new(ctx.clone())?;
+        target.set_prototype(None)?;
+        for (index, function) in namespace.functions.iter().enumerate() {
+            let label = function.label.clone();
+            let (ns, index) = (ns as u32, index as u32);
+            let binding =
+                Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
+                    call_binding(&ctx, ns, index, &label, arg.0)
+                })?
+                .with_name(function.name.as_str())?
+                .with_length(1)?;
+            target.set(function.name.as_str(), binding)?;
+        }
+        globals.prop(
+            namespace.global.as_str(),
+            Property::from(target).writable().configurable(),
+        )?;
+    }
+    Ok(())
+}
+
+/// A call of a binding: its argument as JSON (natively, for plain data),
+/// handed to the host; the promise the host call made. What is not plain
+/// data (and so may not be JSON-serialisable), and a call the host
+/// refuses, go through the prelude's `callBinding` and `failedCall`, which
+/// word the rejection.
+pub(super) fn call_binding<'js>(
+    ctx: &Ctx<'js>,
+    ns: u32,
+    index: u32,
+    label: &str,
+    arg: Option<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let internals = STATE
+        .with(|state| {
+            state
+                .engine
+                .borrow()
+                .as_ref()
+                .map(|engine| engine.internals.clone())
+        })
+        .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?
+        .restore(ctx)?;
+    let arg = arg.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    let json = if arg.is_undefined() {
+        Some("null".to_owned())
+    } else {
+        let custom: Value = internals.get("custom")?;
+        render::json(ctx, &arg, &custom)
+    };
+    let Some(json) = json else {
+        let call: Function = internals.get("callBinding")?;
+        return call.call((ns, index, label, arg));
+    };
+    match host_call(ctx.clone(), ns, index, json) {
+        Ok(promise) => Ok(promise.into_value()),
+        Err(rquickjs::Error::Exception) => {
+            let error = ctx.catch();
+            let failed: Function = internals.get("failedCall")?;
+            failed.call((label, error))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Starts a binding call and returns its promise, which the event loop
+/// settles from Rust (from `ready` when the host settled it at once);
+/// throws the host's message if the call was refused.
+pub(super) fn host_call<'js>(
+    ctx: Ctx<'js>,
+    namespace: u32,
+    function: u32,
+    args_json: String,
+) -> rquickjs::Result<Promise<'js>> {
+    // The promise first: once the host has the call, nothing may fail
+    // before its resolvers are recorded.
+    let (promise, resolve, reject) = ctx.promise()?;
+    let held = STATE.with(|state| state.ready.borrow().len());
+    let held = u32::try_from(held).unwrap_or(u32::MAX);
+    match host::start_call(namespace, function, &args_json, held) {
+        Ok(host::StartedCall { id, settled }) => {
+            let resolvers = Resolvers {
+                resolve: Persistent::save(&ctx, resolve),
+                reject: Persistent::save(&ctx, reject),
+            };
+            STATE.with(|state| {
+                state.pending.borrow_mut().insert(id, resolvers);
+                if let Some(outcome) = settled {
+                    let settled = host::SettledCall { id, outcome };
+                    state.ready.borrow_mut().push_back(settled);
+                }
+            });
+            Ok(promise)
+        }
+        Err(message) => Err(Exception::throw_message(&ctx, &message)),
+    }
+}

@@ -1,0 +1,102 @@
+//! The natives the prelude is given: the host's log, timers, the run's
+//! clock and its random generators.
+
+use std::time::SystemTime;
+
+use rquickjs::{ArrayBuffer, Ctx, Exception};
+
+use super::STATE;
+use crate::coderun::sandbox::host::{self, LogLevel};
+
+pub(super) fn host_log(level: u32, line: String) {
+    let level = match level {
+        1 => LogLevel::Info,
+        2 => LogLevel::Warn,
+        3 => LogLevel::Error,
+        4 => LogLevel::Debug,
+        _ => LogLevel::Log,
+    };
+    host::log(level, &line);
+}
+
+/// The prelude set a timer: the event loop asks it for due timers again.
+pub(super) fn timer_set() {
+    STATE.with(|state| state.timers.set(true));
+}
+
+pub(super) fn random() -> f64 {
+    STATE.with(|state| {
+        let mut x = state.random.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.random.set(x);
+        // The top 53 bits of the xorshift64* output, scaled into [0, 1).
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    })
+}
+
+/// `performance.now()`: milliseconds since the run started, from the
+/// monotonic clock (QuickJS's own measures from when the snapshot was
+/// taken, on another machine).
+pub(super) fn now() -> f64 {
+    STATE.with(|state| {
+        state
+            .started
+            .get()
+            .map_or(0.0, |(started, _)| started.elapsed().as_secs_f64() * 1000.0)
+    })
+}
+
+/// `performance.timeOrigin`: the wall-clock time the run started, in
+/// milliseconds since the Unix epoch.
+pub(super) fn time_origin() -> f64 {
+    STATE.with(|state| state.started.get().map_or(0.0, |(_, origin)| origin))
+}
+
+/// `crypto.getRandomValues`: `length` bytes (at most 64 KiB, checked by
+/// the prelude) from the host's `wasi:random` generator for the run.
+///
+/// WASI is called directly rather than through wasi-libc's `getentropy`,
+/// which frees the list the call returns with the C library's `free`: the
+/// list is allocated by the component ABI's `cabi_realloc`, on Rust's
+/// allocator, which after the snapshot is not the C library's (alloc.rs).
+pub(super) fn random_bytes<'js>(ctx: Ctx<'js>, length: u32) -> rquickjs::Result<ArrayBuffer<'js>> {
+    let length = (length as usize).min(MAX_RANDOM_BYTES);
+    let mut list = [0usize; 2];
+    // SAFETY: the import writes the list's pointer and length into `list`;
+    // the list was allocated with `cabi_realloc` (Rust's global allocator)
+    // with alignment 1, so it is a `Vec<u8>` of that length and capacity.
+    let bytes = unsafe {
+        wasi_get_random_bytes(length as u64, list.as_mut_ptr());
+        let bytes = if list[1] == 0 {
+            Vec::new()
+        } else {
+            Vec::from_raw_parts(list[0] as *mut u8, list[1], list[1])
+        };
+        if bytes.len() != length {
+            return Err(Exception::throw_internal(
+                &ctx,
+                "the host's random generator failed",
+            ));
+        }
+        bytes
+    };
+    ArrayBuffer::new(ctx, bytes)
+}
+
+pub(super) const MAX_RANDOM_BYTES: usize = 65536;
+
+#[link(wasm_import_module = "wasi:random/random@0.2.6")]
+unsafe extern "C" {
+    /// `get-random-bytes: func(len: u64) -> list<u8>`, lowered: the list's
+    /// pointer and length are written at the second argument.
+    #[link_name = "get-random-bytes"]
+    fn wasi_get_random_bytes(len: u64, list: *mut usize);
+}
+
+pub(super) fn wall_clock_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |since| since.as_secs_f64() * 1000.0)
+}

@@ -1,0 +1,113 @@
+//! A run's outcome: its returned value as JSON and display text, or what
+//! it threw, rendered.
+
+use rquickjs::{Ctx, Function, Object, Value};
+
+use crate::exports::coderun::sandbox::program::{Outcome, ReturnedValue, Settings};
+use crate::render;
+
+pub(super) fn encode<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    value: Value<'js>,
+    settings: &Settings,
+) -> Outcome {
+    let room = settings.max_value_chars;
+    if value.is_undefined() {
+        return Outcome::Returned(None);
+    }
+    // An integer, a boolean or null (most programs' answers) is its own
+    // JSON and its own display: written here, without the prelude.
+    if let Some(text) = primitive_text(&value) {
+        let json = text.clone();
+        return Outcome::Returned(Some(ReturnedValue {
+            json,
+            display: text,
+        }));
+    }
+    // Plain data (strings, numbers, dense arrays, ordinary objects) is
+    // rendered natively, at a few units of fuel per byte; the rest, or
+    // what the native renderer declines, by the prelude.
+    let custom: Value = internals
+        .get("custom")
+        .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+    let native_json = render::json(ctx, &value, &custom);
+    let native_display = if value.is_string() {
+        render::well_formed(ctx, &value)
+    } else {
+        let string_width = internals.get::<_, Function>("stringWidth").ok();
+        render::inspect(
+            ctx,
+            &value,
+            &custom,
+            &mut render::Inspect::returned(f64::from(room), string_width),
+            0.0,
+        )
+    };
+    let encoded = match native_json {
+        Some(json) => Ok(json),
+        None => internals
+            .get::<_, Function>("encodeResult")
+            .and_then(|encode| encode.call::<_, String>((value.clone(), room))),
+    }
+    .and_then(|json| {
+        let display = match native_display {
+            Some(display) => display,
+            None => internals
+                .get::<_, Function>("display")?
+                .call::<_, String>((value, room))?,
+        };
+        Ok(ReturnedValue { json, display })
+    });
+    match encoded {
+        Ok(returned) => Outcome::Returned(Some(returned)),
+        Err(error) => Outcome::Threw(format!(
+            "the returned value could not be serialised: {}",
+            render_thrown(ctx, internals, error)
+        )),
+    }
+}
+
+/// The JSON text, which is also the display, of a returned integer (one
+/// QuickJS holds as an integer: never `-0`), boolean or null.
+pub(super) fn primitive_text(value: &Value<'_>) -> Option<String> {
+    if let Some(n) = value.as_int() {
+        return Some(n.to_string());
+    }
+    if let Some(b) = value.as_bool() {
+        return Some(b.to_string());
+    }
+    value.is_null().then(|| "null".to_owned())
+}
+
+pub(super) fn thrown<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    error: rquickjs::Error,
+) -> Outcome {
+    Outcome::Threw(render_thrown(ctx, internals, error))
+}
+
+/// The pending exception, rendered by the prelude (an error's headline,
+/// then its stack).
+pub(super) fn render_thrown<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    error: rquickjs::Error,
+) -> String {
+    if !matches!(error, rquickjs::Error::Exception) {
+        return error.to_string();
+    }
+    let value = ctx.catch();
+    let rendered = internals
+        .get::<_, Function>("renderThrown")
+        .and_then(|render| render.call::<_, String>((value,)));
+    rendered.unwrap_or_else(|_| {
+        ctx.catch();
+        "a value that could not be rendered was thrown".into()
+    })
+}
+
+pub(super) fn internal_failure(what: &str) -> Outcome {
+    Outcome::Threw(format!("InternalError: {what}"))
+}

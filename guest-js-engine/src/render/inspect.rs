@@ -1,0 +1,400 @@
+//! Plain data as `util.inspect` writes it: inspect.js's `formatValue`
+//! and `formatRaw` for strings, arrays and objects.
+
+use rquickjs::{Array, Ctx, Function, Object, Value, qjs};
+
+use super::scan::{Chars, Held, InspectStop, UnitStop, scan};
+use super::text::{Out, Span, quote};
+use super::values::*;
+
+// ---- inspect ----------------------------------------------------------------
+
+/// The options and state of one `inspect` call (inspect.js's `ctx`).
+pub struct Inspect<'js> {
+    pub depth: f64,
+    pub break_length: f64,
+    pub compact: f64,
+    pub max_array_length: f64,
+    pub max_string_length: f64,
+    /// The budget left, in UTF-16 units (`ctx.budget.room`).
+    pub room: f64,
+    pub indentation: usize,
+    pub current_depth: f64,
+    /// The objects being formatted around this value (`ctx.seen`).
+    pub seen: Vec<usize>,
+    /// layout.js's `stringWidth`: the terminal width of text that is not
+    /// ASCII, which only grouping into columns needs (its Unicode tables
+    /// are the regexp engine's).
+    pub string_width: Option<Function<'js>>,
+}
+
+impl<'js> Inspect<'js> {
+    /// What a returned value shows: inspect.js's `RETURNED`, within `room`.
+    pub fn returned(room: f64, string_width: Option<Function<'js>>) -> Inspect<'js> {
+        Inspect {
+            depth: 64.0,
+            break_length: 80.0,
+            compact: 3.0,
+            max_array_length: f64::INFINITY,
+            max_string_length: f64::INFINITY,
+            room,
+            indentation: 0,
+            current_depth: 0.0,
+            seen: Vec::new(),
+            string_width,
+        }
+    }
+}
+
+/// `value` as `formatValue(ctx, value, recurseTimes)` writes it, when it is
+/// plain data; `None` leaves it (and `state`) to JavaScript.
+pub fn inspect<'js>(
+    ctx: &Ctx<'js>,
+    value: &Value<'js>,
+    custom: &Value<'js>,
+    state: &mut Inspect<'js>,
+    recurse_times: f64,
+) -> Option<String> {
+    if !value.is_string() && !pristine(ctx, custom) {
+        return None;
+    }
+    let mut renderer = Renderer {
+        ctx: ctx.as_raw().as_ptr(),
+        room: state.room,
+        indentation: state.indentation,
+        current_depth: state.current_depth,
+        options: state,
+        walk: Walk::default(),
+        entries: Vec::new(),
+        out: Out::default(),
+    };
+    renderer.value(value.as_raw(), recurse_times)?;
+    let Renderer {
+        room,
+        current_depth,
+        out,
+        ..
+    } = renderer;
+    state.room = room;
+    state.current_depth = current_depth;
+    Some(out.buf)
+}
+
+/// One entry of a list being laid out: a key (objects) and a value.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    pub(super) key: Option<Span>,
+    pub(super) value: Span,
+}
+
+impl Entry {
+    pub(super) fn units(&self) -> usize {
+        self.key.map_or(0, |key| key.units + 2) + self.value.units
+    }
+
+    pub(super) fn write(&self, out: &mut Out) {
+        if let Some(key) = self.key {
+            out.copy(key);
+            out.ascii(": ");
+        }
+        out.copy(self.value);
+    }
+}
+
+pub(super) struct Renderer<'a, 'js, 'v> {
+    pub(super) ctx: *mut qjs::JSContext,
+    pub(super) options: &'a Inspect<'js>,
+    pub(super) room: f64,
+    pub(super) indentation: usize,
+    pub(super) current_depth: f64,
+    pub(super) walk: Walk<'v>,
+    /// Entry lists kept for reuse, one per level.
+    pub(super) entries: Vec<Vec<Entry>>,
+    pub(super) out: Out,
+}
+
+impl Renderer<'_, '_, '_> {
+    /// Writes a value (formatValue) and spends its length.
+    pub(super) fn value(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
+        let mark = self.out.mark();
+        match kind(value) {
+            Kind::Undefined => self.out.ascii("undefined"),
+            Kind::Null => self.out.ascii("null"),
+            Kind::Bool(b) => self.out.ascii(if b { "true" } else { "false" }),
+            Kind::Int(n) => self.out.int(i64::from(n)),
+            Kind::Float(n) if n == 0.0 && n.is_sign_negative() => self.out.ascii("-0"),
+            Kind::Float(n) => self.out.number(n),
+            Kind::String => {
+                let held = Held::of(self.ctx, value)?;
+                self.string(held.chars());
+            }
+            Kind::Object => return self.object(value, recurse),
+            Kind::Other => return None,
+        }
+        let span = self.out.span(mark);
+        self.room -= span.units as f64;
+        Some(span)
+    }
+
+    pub(super) fn spend_ascii(&mut self, text: &str) -> Span {
+        let mark = self.out.mark();
+        self.out.ascii(text);
+        self.room -= text.len() as f64;
+        self.out.span(mark)
+    }
+
+    /// `formatString` (not spent: the caller spends).
+    pub(super) fn string(&mut self, chars: Chars<'_>) {
+        let limit = self.options.max_string_length.min(self.room.max(0.0));
+        let mut len = chars.len();
+        let mut more = 0;
+        if len as f64 > limit {
+            more = len - limit as usize;
+            len = limit as usize;
+        }
+        // Most text has no quote, control, backslash or non-ASCII unit:
+        // one scan finds that, and it is copied between single quotes.
+        if scan(chars, 0, len, InspectStop { single: true }) == len {
+            self.out.ascii("'");
+            self.out.run(chars, 0, len);
+            self.out.ascii("'");
+        } else if len > 16 && len as f64 > self.options.break_length - self.indentation as f64 - 4.0
+        {
+            let mut from = 0;
+            while from < len {
+                let end = (scan(chars, from, len, UnitStop(b'\n')) + 1).min(len);
+                if from > 0 {
+                    self.out.ascii(" +\n");
+                    self.out.newline = true;
+                    self.out.spaces(self.indentation + 2);
+                }
+                quote(&mut self.out, chars, from, end);
+                from = end;
+            }
+        } else {
+            quote(&mut self.out, chars, 0, len);
+        }
+        if more > 0 {
+            self.out.ascii("... ");
+            self.out.int(more as i64);
+            self.out.ascii(if more > 1 {
+                " more characters"
+            } else {
+                " more character"
+            });
+        }
+    }
+
+    pub(super) fn out_of_room(&mut self, output: &mut Vec<Entry>) -> bool {
+        if self.room > 0.0 {
+            return false;
+        }
+        let last_is_ellipsis = output.last().is_some_and(|last| {
+            last.key.is_none() && &self.out.buf[last.value.start..last.value.end] == "..."
+        });
+        if !last_is_ellipsis {
+            let mark = self.out.mark();
+            self.out.ascii("...");
+            output.push(Entry {
+                key: None,
+                value: self.out.span(mark),
+            });
+        }
+        true
+    }
+
+    pub(super) fn object(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
+        let id = object_id(value);
+        if self.options.seen.contains(&id) || !self.walk.enter(id) {
+            return None;
+        }
+        if self.entries.len() < self.walk.path.len() {
+            self.entries.push(Vec::new());
+        }
+        let span = self.enclosed(value, recurse);
+        self.walk.leave();
+        span
+    }
+
+    /// An object entered on the walk: an array's or an object's entries,
+    /// laid out.
+    pub(super) fn enclosed(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
+        let level = self.out.buf.len();
+        let depth = self.walk.path.len() - 1;
+        let mut output = std::mem::take(&mut self.entries[depth]);
+        output.clear();
+        let span = if let Some(elements) = plain_array(self.ctx, value) {
+            if elements.is_empty() {
+                return Some(self.spend_ascii("[]"));
+            }
+            if recurse > self.options.depth {
+                return Some(self.spend_ascii("[Array]"));
+            }
+            let recurse = recurse + 1.0;
+            self.current_depth = recurse;
+            let limit = self
+                .options
+                .max_array_length
+                .max(0.0)
+                .min(elements.len() as f64) as usize;
+            let mut complete = true;
+            for &element in &elements[..limit] {
+                if self.out_of_room(&mut output) {
+                    complete = false;
+                    break;
+                }
+                let span = if matches!(kind(element), Kind::Undefined) {
+                    self.spend_ascii("undefined")
+                } else {
+                    self.indentation += 2;
+                    let span = self.value(element, recurse);
+                    self.indentation -= 2;
+                    span?
+                };
+                output.push(Entry {
+                    key: None,
+                    value: span,
+                });
+            }
+            if complete && elements.len() > limit {
+                let more = elements.len() - limit;
+                let mark = self.out.mark();
+                self.out.ascii("... ");
+                self.out.int(more as i64);
+                self.out.ascii(if more > 1 {
+                    " more items"
+                } else {
+                    " more item"
+                });
+                output.push(Entry {
+                    key: None,
+                    value: self.out.span(mark),
+                });
+            }
+            let numeric = |count: usize| {
+                (0..count).all(|i| {
+                    elements
+                        .get(i)
+                        .is_some_and(|&e| matches!(kind(e), Kind::Int(_) | Kind::Float(_)))
+                })
+            };
+            self.reduce(level, &mut output, ("[", "]"), Some(&numeric), recurse)
+        } else {
+            let mut properties = self.walk.list();
+            if !plain_object(self.ctx, value, &mut properties) {
+                return None;
+            }
+            let span = if properties.is_empty() {
+                Some(self.spend_ascii("{}"))
+            } else if recurse > self.options.depth {
+                Some(self.spend_ascii("[Object]"))
+            } else {
+                let recurse = recurse + 1.0;
+                self.current_depth = recurse;
+                for &(key, element, _) in &properties {
+                    if self.out_of_room(&mut output) {
+                        break;
+                    }
+                    let span = if matches!(kind(element), Kind::Undefined) {
+                        self.spend_ascii("undefined")
+                    } else {
+                        self.indentation += 2;
+                        let span = self.value(element, recurse);
+                        self.indentation -= 2;
+                        span?
+                    };
+                    let key = self.key(key);
+                    self.room -= key.units as f64;
+                    output.push(Entry {
+                        key: Some(key),
+                        value: span,
+                    });
+                }
+                self.reduce(level, &mut output, ("{", "}"), None, recurse)
+            };
+            self.walk.give_back(properties);
+            span
+        };
+        self.entries[depth] = output;
+        span
+    }
+
+    /// A property's name as `formatProperty` writes it (not spent).
+    pub(super) fn key(&mut self, key: Key<'_>) -> Span {
+        let mark = self.out.mark();
+        let key = match key {
+            Key::Chars(chars) => chars,
+            Key::Index(index) => {
+                self.out.ascii("'");
+                self.out.int(i64::from(index));
+                self.out.ascii("'");
+                return self.out.span(mark);
+            }
+        };
+        let len = key.len();
+        if len == 9 && (0..9).all(|at| key.get(at) == u16::from(b"__proto__"[at])) {
+            self.out.ascii("['__proto__']");
+        } else if len > 0
+            && (0..len).all(|at| {
+                let c = key.get(at);
+                c == u16::from(b'_')
+                    || u8::try_from(c)
+                        .is_ok_and(|c| c.is_ascii_alphabetic() || (at > 0 && c.is_ascii_digit()))
+            })
+        {
+            self.out.units(key, 0, len);
+        } else {
+            quote(&mut self.out, key, 0, len);
+        }
+        self.out.span(mark)
+    }
+}
+
+// ---- natives ----------------------------------------------------------------
+
+/// `natives.inspectPlain(value, ctx, recurseTimes, custom, stringWidth)`: the text, or
+/// `undefined` when JavaScript is to format `value`. On success it updates
+/// `ctx.budget.room` and `ctx.currentDepth` as formatting in JavaScript
+/// would have.
+pub fn inspect_plain<'js>(
+    ctx: Ctx<'js>,
+    value: Value<'js>,
+    state: Object<'js>,
+    recurse_times: f64,
+    custom: Value<'js>,
+    string_width: Function<'js>,
+) -> rquickjs::Result<Option<rquickjs::String<'js>>> {
+    if !value.is_string() && !value.is_object() {
+        return Ok(None);
+    }
+    if state.get::<_, bool>("showHidden")? {
+        return Ok(None);
+    }
+    let budget: Object = state.get("budget")?;
+    let seen: Array = state.get("seen")?;
+    let mut ids = Vec::with_capacity(seen.len());
+    for object in seen.iter::<Value>() {
+        let object = object?;
+        if object.is_object() {
+            ids.push(object_id(object.as_raw()));
+        }
+    }
+    let mut options = Inspect {
+        depth: state.get("depth")?,
+        break_length: state.get("breakLength")?,
+        compact: state.get("compact")?,
+        max_array_length: state.get("maxArrayLength")?,
+        max_string_length: state.get("maxStringLength")?,
+        room: budget.get("room")?,
+        indentation: state.get::<_, f64>("indentationLvl")?.max(0.0) as usize,
+        current_depth: state.get("currentDepth")?,
+        seen: ids,
+        string_width: Some(string_width),
+    };
+    let Some(text) = inspect(&ctx, &value, &custom, &mut options, recurse_times) else {
+        return Ok(None);
+    };
+    budget.set("room", options.room)?;
+    state.set("currentDepth", options.current_depth)?;
+    rquickjs::String::from_str(ctx, &text).map(Some)
+}

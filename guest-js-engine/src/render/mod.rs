@@ -1,0 +1,68 @@
+//! Plain data rendered at the speed of its bytes: JSON text and
+//! `util.inspect` text for values made only of strings, numbers, booleans,
+//! `null`, `undefined`, dense arrays and ordinary objects.
+//!
+//! This is the same renderer as `web/inspect.js` and `web/layout.js`, not a
+//! second one: inspect.js calls [`inspect_plain`] first for every object and
+//! long string it formats, and goes on in JavaScript only where it declines
+//! (a class instance, a Map, a hole, a cycle, an accessor, a symbol key, a
+//! changed `Object.prototype`...). It takes their steps one for one (the
+//! `room` budget, `currentDepth`, Node's line breaking and column
+//! grouping), so the text is the same either way; the golden cases in
+//! `tests/runtime/fixtures/console-node.json` run through both. What it
+//! saves is JavaScript's per-character and per-property work: a returned
+//! megabyte costs a few units of fuel per byte instead of thousands.
+//!
+//! It reads the engine's values through the read-only views the project's
+//! QuickJS patch exports (`JS_Coderun*`), runs no JavaScript, and keeps no
+//! reference past a call. Text is written once into one buffer; entries are
+//! spans of it, and each nesting level's layout replaces its entries' bytes
+//! with the joined text. Strings are scanned eight bytes at a time. The
+//! recursion is bounded by [`MAX_NESTING`]: deeper values are declined, and
+//! JavaScript (with its own stack limit) takes them.
+
+use std::ffi::{c_int, c_void};
+
+use rquickjs::qjs;
+
+/// Nesting the native renderer takes before it declines.
+const MAX_NESTING: usize = 200;
+
+unsafe extern "C" {
+    fn JS_CoderunString(
+        ctx: *mut qjs::JSContext,
+        value: qjs::JSValue,
+        string: *mut qjs::JSValue,
+        chars: *mut *const c_void,
+        len: *mut u32,
+        wide: *mut c_int,
+    ) -> c_int;
+    fn JS_CoderunPlainArray(
+        ctx: *mut qjs::JSContext,
+        value: qjs::JSValue,
+        elements: *mut *const qjs::JSValue,
+        len: *mut u32,
+    ) -> c_int;
+    fn JS_CoderunPlainObject(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> c_int;
+    fn JS_CoderunObjectSlot(
+        ctx: *mut qjs::JSContext,
+        value: qjs::JSValue,
+        slot: c_int,
+        chars: *mut *const c_void,
+        len: *mut u32,
+        wide: *mut c_int,
+        index: *mut i64,
+    ) -> *const qjs::JSValue;
+    fn JS_CoderunPristine(ctx: *mut qjs::JSContext, custom: qjs::JSValue) -> c_int;
+}
+
+mod inspect;
+mod json;
+mod layout;
+mod scan;
+mod text;
+mod values;
+
+pub use inspect::{Inspect, inspect, inspect_plain};
+pub use json::json;
+pub use text::well_formed;

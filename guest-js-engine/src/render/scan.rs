@@ -1,0 +1,297 @@
+//! Strings as the engine holds them, and the scans that find what a
+//! literal or JSON must escape: eight bytes at a time, sixteen with SIMD.
+
+use std::ffi::{c_int, c_void};
+
+use rquickjs::qjs;
+
+use super::JS_CoderunString;
+
+// ---- strings ----------------------------------------------------------------
+
+/// A string's code units, borrowed from the engine.
+#[derive(Clone, Copy)]
+pub(super) enum Chars<'a> {
+    Narrow(&'a [u8]),
+    Wide(&'a [u16]),
+}
+
+impl Chars<'_> {
+    pub(super) fn len(self) -> usize {
+        match self {
+            Chars::Narrow(bytes) => bytes.len(),
+            Chars::Wide(units) => units.len(),
+        }
+    }
+
+    pub(super) fn get(self, at: usize) -> u16 {
+        match self {
+            Chars::Narrow(bytes) => u16::from(bytes[at]),
+            Chars::Wide(units) => units[at],
+        }
+    }
+
+    /// # Safety
+    /// `chars` points at `len` characters of the given width that outlive
+    /// the borrow.
+    pub(super) unsafe fn from_raw<'a>(chars: *const c_void, len: u32, wide: c_int) -> Chars<'a> {
+        if len == 0 {
+            return Chars::Narrow(&[]);
+        }
+        if wide != 0 {
+            Chars::Wide(unsafe { std::slice::from_raw_parts(chars as *const u16, len as usize) })
+        } else {
+            Chars::Narrow(unsafe { std::slice::from_raw_parts(chars as *const u8, len as usize) })
+        }
+    }
+}
+
+/// A string value's characters, held by a reference until dropped.
+pub(super) struct Held {
+    pub(super) ctx: *mut qjs::JSContext,
+    pub(super) string: qjs::JSValue,
+    pub(super) chars: *const c_void,
+    pub(super) len: u32,
+    pub(super) wide: c_int,
+}
+
+impl Held {
+    pub(super) fn of(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<Held> {
+        let mut held = Held {
+            ctx,
+            string: value,
+            chars: std::ptr::null(),
+            len: 0,
+            wide: 0,
+        };
+        // SAFETY: `value` is a live value of `ctx`; on success `string` is a
+        // reference that keeps `chars` alive until drop.
+        let ok = unsafe {
+            JS_CoderunString(
+                ctx,
+                value,
+                &mut held.string,
+                &mut held.chars,
+                &mut held.len,
+                &mut held.wide,
+            )
+        };
+        if ok != 0 {
+            std::mem::forget(held);
+            return None;
+        }
+        Some(held)
+    }
+
+    pub(super) fn chars(&self) -> Chars<'_> {
+        // SAFETY: kept alive by `string`'s reference.
+        unsafe { Chars::from_raw(self.chars, self.len, self.wide) }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: the reference `JS_CoderunString` gave.
+        unsafe { qjs::JS_FreeValue(self.ctx, self.string) }
+    }
+}
+
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Nonzero when a byte of `word` equals `byte` (may flag bytes above a
+/// match too: enough to know a word holds one).
+#[inline(always)]
+pub(super) fn has_byte(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// Nonzero when a byte of `word` is below `bound` (at most 0x80).
+#[inline(always)]
+pub(super) fn has_below(word: u64, bound: u8) -> u64 {
+    word.wrapping_sub(ONES * u64::from(bound)) & !word & HIGHS
+}
+
+/// What stops a scan: a test of eight bytes at once (nonzero when one of
+/// them may stop it) and the exact test of one code unit.
+pub(super) trait Stop: Copy {
+    fn word(self, word: u64) -> u64;
+    fn unit(self, c: u16) -> bool;
+    /// The same set of bytes, for the sixteen-at-once scan.
+    fn bytes(self) -> ByteSet;
+}
+
+/// A set of bytes: those below `below`, those at or above `at_least`
+/// (unless it is 0), and the three in `equal`.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(super) struct ByteSet {
+    pub(super) below: u8,
+    pub(super) at_least: u8,
+    pub(super) equal: [u8; 3],
+}
+
+/// What inspect escapes in a literal (controls, 0x7f-0x9f, `\`, and `'`
+/// when single-quoted), and any non-ASCII unit.
+#[derive(Clone, Copy)]
+pub(super) struct InspectStop {
+    pub(super) single: bool,
+}
+
+impl Stop for InspectStop {
+    #[inline(always)]
+    fn word(self, word: u64) -> u64 {
+        let quote = if self.single {
+            has_byte(word, b'\'')
+        } else {
+            0
+        };
+        has_below(word, 0x20)
+            | (word & HIGHS)
+            | has_byte(word, 0x7f)
+            | has_byte(word, b'\\')
+            | quote
+    }
+
+    #[inline(always)]
+    fn unit(self, c: u16) -> bool {
+        !(0x20..0x7f).contains(&c) || c == 0x5c || (self.single && c == 0x27)
+    }
+
+    fn bytes(self) -> ByteSet {
+        ByteSet {
+            below: 0x20,
+            at_least: 0x7f,
+            equal: [b'\\', if self.single { b'\'' } else { b'\\' }, b'\\'],
+        }
+    }
+}
+
+/// What JSON escapes (controls, `"`, `\`), and any non-ASCII unit.
+#[derive(Clone, Copy)]
+pub(super) struct JsonStop;
+
+impl Stop for JsonStop {
+    #[inline(always)]
+    fn word(self, word: u64) -> u64 {
+        has_below(word, 0x20) | (word & HIGHS) | has_byte(word, b'"') | has_byte(word, b'\\')
+    }
+
+    #[inline(always)]
+    fn unit(self, c: u16) -> bool {
+        !(0x20..0x80).contains(&c) || c == 0x22 || c == 0x5c
+    }
+
+    fn bytes(self) -> ByteSet {
+        ByteSet {
+            below: 0x20,
+            at_least: 0x80,
+            equal: [b'"', b'\\', b'\\'],
+        }
+    }
+}
+
+/// One ASCII code unit.
+#[derive(Clone, Copy)]
+pub(super) struct UnitStop(pub(super) u8);
+
+impl Stop for UnitStop {
+    #[inline(always)]
+    fn word(self, word: u64) -> u64 {
+        has_byte(word, self.0)
+    }
+
+    #[inline(always)]
+    fn unit(self, c: u16) -> bool {
+        c == u16::from(self.0)
+    }
+
+    fn bytes(self) -> ByteSet {
+        ByteSet {
+            below: 0,
+            at_least: 0,
+            equal: [self.0; 3],
+        }
+    }
+}
+
+/// The first index from `at` of a sixteen-byte block holding a byte of
+/// `set` (or of the last, shorter block): wasm's SIMD, one compare per
+/// kind of byte for sixteen bytes.
+#[cfg(target_arch = "wasm32")]
+#[target_feature(enable = "simd128")]
+pub(super) fn skip_blocks(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usize {
+    use core::arch::wasm32::{
+        u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or,
+    };
+    let below = u8x16_splat(set.below);
+    let at_least = u8x16_splat(set.at_least);
+    let (a, b, c) = (
+        u8x16_splat(set.equal[0]),
+        u8x16_splat(set.equal[1]),
+        u8x16_splat(set.equal[2]),
+    );
+    let to = to.min(bytes.len());
+    while at + 16 <= to {
+        // SAFETY: `at + 16 <= bytes.len()`; an unaligned read.
+        let v = unsafe { (bytes.as_ptr().add(at) as *const v128).read_unaligned() };
+        let mut hit = v128_or(
+            v128_or(u8x16_lt(v, below), u8x16_eq(v, a)),
+            v128_or(u8x16_eq(v, b), u8x16_eq(v, c)),
+        );
+        if set.at_least != 0 {
+            hit = v128_or(hit, u8x16_ge(v, at_least));
+        }
+        if v128_any_true(hit) {
+            break;
+        }
+        at += 16;
+    }
+    at
+}
+
+/// The first index in `from..to` where `stop` stops, else `to`.
+#[inline]
+pub(super) fn scan<S: Stop>(chars: Chars<'_>, from: usize, to: usize, stop: S) -> usize {
+    match chars {
+        Chars::Narrow(bytes) => {
+            let to = to.min(bytes.len());
+            let mut at = from;
+            #[cfg(target_arch = "wasm32")]
+            {
+                // The guest runs where wasm SIMD is enabled (wasmtime's
+                // default, which the runtime keeps).
+                at = skip_blocks(bytes, at, to, stop.bytes());
+            }
+            while at + 8 <= to {
+                // SAFETY: `at + 8 <= bytes.len()`; an unaligned read.
+                let word = unsafe { (bytes.as_ptr().add(at) as *const u64).read_unaligned() };
+                if stop.word(u64::from_le(word)) != 0 {
+                    break;
+                }
+                at += 8;
+            }
+            while at < to && !stop.unit(u16::from(bytes[at])) {
+                at += 1;
+            }
+            at
+        }
+        Chars::Wide(units) => units[from..to]
+            .iter()
+            .position(|&c| stop.unit(c))
+            .map_or(to, |at| from + at),
+    }
+}
+
+/// Whether every byte is ASCII, eight at a time.
+pub(super) fn is_ascii(bytes: &[u8]) -> bool {
+    let mut at = 0;
+    let mut high = 0u64;
+    while at + 8 <= bytes.len() {
+        // SAFETY: `at + 8 <= bytes.len()`; an unaligned read.
+        high |= unsafe { (bytes.as_ptr().add(at) as *const u64).read_unaligned() };
+        at += 8;
+    }
+    high & HIGHS == 0 && bytes[at..].iter().all(|&b| b < 0x80)
+}

@@ -1,0 +1,278 @@
+//! The text being written: spans of one buffer, counted in UTF-16 units
+//! as JavaScript counts them; string literals and JSON strings.
+
+use rquickjs::{Ctx, Value};
+
+use super::scan::*;
+
+// ---- the output buffer --------------------------------------------------------
+
+/// A stretch of the output buffer: its bytes, its length in UTF-16 code
+/// units (what JavaScript's `length`, and so the layout, counts), and
+/// whether it holds a line break.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Span {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) units: usize,
+    pub(super) newline: bool,
+}
+
+/// The text being written, counting UTF-16 units and line breaks as it goes.
+#[derive(Default)]
+pub(super) struct Out {
+    pub(super) buf: String,
+    pub(super) units: usize,
+    pub(super) newline: bool,
+}
+
+impl Out {
+    pub(super) fn mark(&mut self) -> (usize, usize) {
+        self.newline = false;
+        (self.buf.len(), self.units)
+    }
+
+    pub(super) fn span(&self, (start, units): (usize, usize)) -> Span {
+        Span {
+            start,
+            end: self.buf.len(),
+            units: self.units - units,
+            newline: self.newline,
+        }
+    }
+
+    pub(super) fn ascii(&mut self, text: &str) {
+        self.buf.push_str(text);
+        self.units += text.len();
+    }
+
+    pub(super) fn spaces(&mut self, n: usize) {
+        self.buf.extend(std::iter::repeat_n(' ', n));
+        self.units += n;
+    }
+
+    pub(super) fn char(&mut self, c: char) {
+        self.buf.push(c);
+        self.units += c.len_utf16();
+    }
+
+    /// Appends an earlier span (which stays where it is).
+    pub(super) fn copy(&mut self, span: Span) {
+        self.buf.extend_from_within(span.start..span.end);
+        self.units += span.units;
+        self.newline |= span.newline;
+    }
+
+    /// Appends `chars[from..to]`, a run a scan stopped after: for 8-bit
+    /// strings ASCII (every scan stops at a non-ASCII byte), so copied as
+    /// it is.
+    pub(super) fn run(&mut self, chars: Chars<'_>, from: usize, to: usize) {
+        match chars {
+            Chars::Narrow(bytes) => {
+                let run = &bytes[from..to];
+                debug_assert!(run.is_ascii());
+                // SAFETY: ASCII (above) is UTF-8.
+                self.buf
+                    .push_str(unsafe { std::str::from_utf8_unchecked(run) });
+                self.units += run.len();
+            }
+            Chars::Wide(_) => self.units(chars, from, to),
+        }
+    }
+
+    /// Appends `chars[from..to]`, which need no escaping except that a lone
+    /// surrogate is written as `\ud800`.
+    pub(super) fn units(&mut self, chars: Chars<'_>, from: usize, to: usize) {
+        match chars {
+            Chars::Narrow(bytes) => {
+                let run = &bytes[from..to];
+                if is_ascii(run) {
+                    // SAFETY: ASCII is UTF-8.
+                    self.buf
+                        .push_str(unsafe { std::str::from_utf8_unchecked(run) });
+                    self.units += run.len();
+                } else {
+                    self.buf.extend(run.iter().map(|&b| char::from(b)));
+                    self.units += run.len();
+                }
+            }
+            Chars::Wide(units) => {
+                for c in char::decode_utf16(units[from..to].iter().copied()) {
+                    match c {
+                        Ok(c) => self.char(c),
+                        Err(lone) => self.lone_surrogate(lone.unpaired_surrogate()),
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn lone_surrogate(&mut self, unit: u16) {
+        self.ascii("\\u");
+        self.hex(unit, 4, HEX_LOWER);
+    }
+
+    pub(super) fn hex(&mut self, value: u16, digits: u32, alphabet: &[u8; 16]) {
+        for shift in (0..digits).rev() {
+            self.buf.push(char::from(
+                alphabet[usize::from((value >> (4 * shift)) & 15)],
+            ));
+        }
+        self.units += digits as usize;
+    }
+
+    pub(super) fn int(&mut self, n: i64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = n.unsigned_abs();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if n < 0 {
+            self.ascii("-");
+        }
+        // SAFETY: ASCII digits.
+        self.ascii(unsafe { std::str::from_utf8_unchecked(&digits[at..]) });
+    }
+
+    /// A number as `Number.prototype.toString` writes it.
+    pub(super) fn number(&mut self, n: f64) {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            self.int(n as i64);
+        } else {
+            let mut buffer = ryu_js::Buffer::new();
+            self.ascii(buffer.format(n));
+        }
+    }
+}
+
+pub(super) const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+pub(super) const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+
+/// Writes `chars[from..to]`, the units `stop` picks through `escape` (which
+/// writes a unit's escape and returns true, or returns false for a unit
+/// written as it is: a non-ASCII character, or a surrogate pair).
+pub(super) fn escaped<S: Stop>(
+    out: &mut Out,
+    chars: Chars<'_>,
+    from: usize,
+    to: usize,
+    stop: S,
+    escape: impl Fn(&mut Out, u16) -> bool,
+) {
+    let mut at = from;
+    while at < to {
+        let next = scan(chars, at, to, stop);
+        out.run(chars, at, next);
+        if next == to {
+            break;
+        }
+        let c = chars.get(next);
+        at = next + 1;
+        if escape(out, c) {
+            continue;
+        }
+        if (0xd800..0xdc00).contains(&c) && at < to && (0xdc00..0xe000).contains(&chars.get(at)) {
+            at += 1;
+        }
+        out.units(chars, next, at);
+    }
+}
+
+/// The short escapes inspect and JSON share.
+pub(super) fn short_escape(out: &mut Out, c: u16) -> bool {
+    match c {
+        8 => out.ascii("\\b"),
+        9 => out.ascii("\\t"),
+        10 => out.ascii("\\n"),
+        12 => out.ascii("\\f"),
+        13 => out.ascii("\\r"),
+        0x5c => out.ascii("\\\\"),
+        _ => return false,
+    }
+    true
+}
+
+/// `chars[from..to]` escaped as `escapeText` escapes it (layout.js).
+pub(super) fn escape_inspect(
+    out: &mut Out,
+    chars: Chars<'_>,
+    from: usize,
+    to: usize,
+    single: bool,
+) {
+    escaped(out, chars, from, to, InspectStop { single }, |out, c| {
+        if short_escape(out, c) {
+            return true;
+        }
+        if c == 0x27 {
+            out.ascii("\\'");
+        } else if c < 0x20 || (0x7f..=0x9f).contains(&c) {
+            out.ascii("\\x");
+            out.hex(c, 2, HEX_UPPER);
+        } else {
+            return false;
+        }
+        true
+    });
+}
+
+/// `chars[from..to]` as a string literal: `quote` in layout.js.
+pub(super) fn quote(out: &mut Out, chars: Chars<'_>, from: usize, to: usize) {
+    let has = |unit: u8| scan(chars, from, to, UnitStop(unit)) < to;
+    let mut mark = "'";
+    if has(b'\'') {
+        if !has(b'"') {
+            mark = "\"";
+        } else if !has(b'`')
+            && !(from..to.saturating_sub(1))
+                .any(|at| chars.get(at) == 0x24 && chars.get(at + 1) == 0x7b)
+        {
+            mark = "`";
+        }
+    }
+    out.ascii(mark);
+    escape_inspect(out, chars, from, to, mark == "'");
+    out.ascii(mark);
+}
+
+/// `chars` as JSON.stringify writes a string.
+pub(super) fn json_string(out: &mut Out, chars: Chars<'_>) {
+    out.ascii("\"");
+    escaped(out, chars, 0, chars.len(), JsonStop, |out, c| {
+        if short_escape(out, c) {
+            return true;
+        }
+        if c == 0x22 {
+            out.ascii("\\\"");
+        } else if c < 0x20 {
+            out.ascii("\\u00");
+            out.hex(c, 2, HEX_LOWER);
+        } else {
+            return false;
+        }
+        true
+    });
+    out.ascii("\"");
+}
+
+/// A string as text, each lone surrogate replaced by U+FFFD: how a
+/// returned string displays (`console.log` of a string prints it as is).
+pub fn well_formed(ctx: &Ctx<'_>, value: &Value<'_>) -> Option<String> {
+    let held = Held::of(ctx.as_raw().as_ptr(), value.as_raw())?;
+    Some(match held.chars() {
+        Chars::Narrow(bytes) if is_ascii(bytes) => {
+            // SAFETY: ASCII is UTF-8.
+            unsafe { std::str::from_utf8_unchecked(bytes) }.to_owned()
+        }
+        Chars::Narrow(bytes) => bytes.iter().map(|&b| char::from(b)).collect(),
+        Chars::Wide(units) => char::decode_utf16(units.iter().copied())
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect(),
+    })
+}
