@@ -581,6 +581,100 @@ async fn headers_follow_the_fetch_standard() {
 
 /// Reading or setting a property of `null` or `undefined` throws Node's
 /// message, which names the property (the project's QuickJS patch).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_of_what_is_not_a_function_names_the_callee_as_v8_does() {
+    // Each attempt fails at its last call; the callee is named as V8 names
+    // it, rebuilt from the bytecode on the error path (QuickJS's own message
+    // is a bare "not a function").
+    let result = run(r#"
+        const o = { a: {}, list: [1], n: 5 };
+        function make() { return {}; }
+        const arrow = () => 1;
+        const messages = [];
+        const attempts = [
+          () => console.table2([1]),
+          () => o.a.missing(1, 2),
+          () => { const local = 5; local(); },
+          () => { let u; u(); },
+          (cb) => cb(),
+          () => make().then(),
+          () => o.list[0](),
+          () => o["quoted"](),
+          () => { const k = "key"; o[k](); },
+          () => o?.missing(),
+          () => o.missing(o.n ? [...o.list] : `${o.n}`, o.n && 2, o.n ?? 3),
+          () => { for (const x of [1]) { if (x) o.inLoop(x); } },
+          () => new arrow(),
+          () => new o.a.Klass(),
+          () => (o.n ? o.a : o.list)(),
+          () => [1].map(undefined),
+          () => [1].forEach(null),
+          () => o.x.y.z.w.v.u.t.s.r.q.p.o.n.m(),
+        ];
+        o.x = [..."yzwvutsrqpon"].reduceRight((inner, key) => ({ [key]: inner }), {});
+        for (const attempt of attempts) {
+          try { attempt(); messages.push("no error"); }
+          catch (e) { messages.push(`${e.name}: ${e.message}`); }
+        }
+        return messages;
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            "TypeError: console.table2 is not a function",
+            "TypeError: o.a.missing is not a function",
+            "TypeError: local is not a function",
+            "TypeError: u is not a function",
+            "TypeError: cb is not a function",
+            "TypeError: make(...).then is not a function",
+            "TypeError: o.list[0] is not a function",
+            "TypeError: o.quoted is not a function",
+            "TypeError: o[k] is not a function",
+            "TypeError: o.missing is not a function",
+            "TypeError: o.missing is not a function",
+            "TypeError: o.inLoop is not a function",
+            "TypeError: arrow is not a constructor",
+            "TypeError: o.a.Klass is not a constructor",
+            // either arm may have run: no name rather than a wrong one
+            "TypeError: not a function",
+            "TypeError: undefined is not a function",
+            "TypeError: null is not a function",
+            "TypeError: o.x.y.z.w.v.u.t.s.r.q.p.o.n.m is not a function",
+        ]))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_callee_name_is_bounded_whatever_the_program_writes() {
+    // A megabyte-long property name, a lone surrogate and a NUL: the name is
+    // cut to 200 bytes on a character boundary and marked, and the message
+    // stays well formed.
+    let result = run(r#"
+        const o = {};
+        const long = "p".repeat(1 << 20);
+        const messages = [];
+        try { eval(`o.${long}()`); } catch (e) { messages.push(e.message); }
+        try { o["\ud800"](); } catch (e) { messages.push(e.message); }
+        try { o["a\u0000b"](); } catch (e) { messages.push(e.message); }
+        return [messages[0].length, messages[0].slice(0, 6), messages[0].slice(-24),
+                messages[1], messages[2]];
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            219,
+            "o.pppp",
+            "ppppp\u{2026} is not a function",
+            "o.\u{fffd} is not a function",
+            "o.a is not a function",
+        ]))
+    );
+}
+
 #[tokio::test]
 async fn a_property_of_undefined_is_named_as_node_names_it() {
     let result = run(r#"
