@@ -16,6 +16,7 @@ mod hostile;
 mod isolation;
 mod lifecycle;
 mod render;
+mod streams;
 mod timers;
 mod values;
 mod web;

@@ -95,6 +95,41 @@ const SUITES: &[Suite] = &[
         dir: "fetch/api/headers",
         includes: |_| true,
     },
+    Suite {
+        name: "streams (queuing strategies)",
+        dir: "streams",
+        includes: |_| true,
+    },
+    Suite {
+        name: "streams/readable-streams",
+        dir: "streams/readable-streams",
+        includes: |_| true,
+    },
+    Suite {
+        name: "streams/readable-byte-streams",
+        dir: "streams/readable-byte-streams",
+        includes: |_| true,
+    },
+    Suite {
+        name: "streams/writable-streams",
+        dir: "streams/writable-streams",
+        includes: |_| true,
+    },
+    Suite {
+        name: "streams/transform-streams",
+        dir: "streams/transform-streams",
+        includes: |_| true,
+    },
+    Suite {
+        name: "streams/piping",
+        dir: "streams/piping",
+        includes: |_| true,
+    },
+    Suite {
+        name: "encoding/streams",
+        dir: "encoding/streams",
+        includes: |_| true,
+    },
 ];
 
 /// The harness's setup for a shell: results collected, no timeouts (the

@@ -237,5 +237,23 @@
     }
   }
 
-  return { AbortController: brand(AbortController, 'AbortController'), AbortSignal: brand(AbortSignal, 'AbortSignal') };
+  // For the platform's own users of signals (pipeTo): an algorithm runs
+  // once, when the signal aborts, unless removed before.
+  const signals = {
+    isSignal: (value) => peekState(value) !== null,
+    aborted: (signal) => stateOf(signal).reason !== undefined,
+    reason: (signal) => stateOf(signal).reason,
+    add: (signal, algorithm) => addAlgorithm(stateOf(signal), algorithm),
+    remove(signal, algorithm) {
+      const s = stateOf(signal);
+      const index = s.algorithms.indexOf(algorithm);
+      if (index !== -1) s.algorithms.splice(index, 1);
+    },
+  };
+
+  return {
+    AbortController: brand(AbortController, 'AbortController'),
+    AbortSignal: brand(AbortSignal, 'AbortSignal'),
+    signals,
+  };
 })

@@ -1,0 +1,192 @@
+//! The Streams Standard in the sandbox: readable, byte, writable and
+//! transform streams, piping, and the platform's streams (Blob.stream(),
+//! TextEncoderStream, TextDecoderStream). Conformance in depth is WPT's
+//! `streams/` (tests/wpt); these pin the behaviours programs lean on.
+
+use serde_json::json;
+
+use super::*;
+
+/// A pipe chain: a stream from an iterable, through a transform, into a
+/// sink; async iteration; tee; the queuing strategies.
+#[tokio::test]
+async fn a_pipe_chain_moves_every_chunk_in_order() {
+    let result = run(r#"
+        const written = [];
+        const upper = new TransformStream({
+          transform(chunk, controller) { controller.enqueue(chunk.toUpperCase()); },
+          flush(controller) { controller.enqueue('!'); },
+        });
+        await ReadableStream.from(['a', 'b', 'c']).pipeThrough(upper)
+          .pipeTo(new WritableStream({ write(chunk) { written.push(chunk); } }));
+        const [left, right] = new ReadableStream({
+          start(c) { c.enqueue(1); c.enqueue(2); c.close(); },
+        }).tee();
+        const both = [];
+        for await (const x of left) both.push(x);
+        for await (const x of right) both.push(x * 10);
+        const strategy = new ByteLengthQueuingStrategy({ highWaterMark: 16 });
+        return { written, both, size: strategy.size(new Uint8Array(5)), hwm: strategy.highWaterMark };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(
+            json!({ "written": ["A", "B", "C", "!"], "both": [1, 2, 10, 20], "size": 5, "hwm": 16 })
+        )
+    );
+}
+
+/// Backpressure: a writer's desiredSize and ready follow the sink, and a
+/// source is pulled only while its queue is below the high-water mark.
+#[tokio::test]
+async fn backpressure_holds_writers_and_sources_back() {
+    let result = run(r#"
+        let release;
+        const ws = new WritableStream({
+          write() { return new Promise((resolve) => { release = resolve; }); },
+        }, new CountQueuingStrategy({ highWaterMark: 2 }));
+        const writer = ws.getWriter();
+        const sizes = [writer.desiredSize];
+        writer.write('a');
+        writer.write('b');
+        sizes.push(writer.desiredSize);
+        await Promise.resolve();
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        sizes.push(writer.desiredSize);
+        let pulls = 0;
+        const rs = new ReadableStream({ pull(c) { pulls++; c.enqueue(pulls); } },
+                                      new CountQueuingStrategy({ highWaterMark: 3 }));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const before = pulls;
+        await rs.getReader().read();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return { sizes, before, after: pulls };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({ "sizes": [2, 0, 1], "before": 3, "after": 4 }))
+    );
+}
+
+/// Byte streams: a BYOB reader fills the caller's view, the view's buffer
+/// changes hands, and `min` waits for enough bytes.
+#[tokio::test]
+async fn a_byob_reader_fills_the_callers_buffer() {
+    let result = run(r#"
+        let n = 0;
+        const stream = new ReadableStream({
+          type: 'bytes',
+          pull(c) { n++; c.enqueue(new Uint8Array([n])); if (n === 5) c.close(); },
+        });
+        const reader = stream.getReader({ mode: 'byob' });
+        const buffer = new ArrayBuffer(8);
+        const first = await reader.read(new Uint8Array(buffer), { min: 3 });
+        const firstBytes = [...first.value];
+        // The view handed back is reused for the next read: its buffer moves on.
+        const rest = await reader.read(new Uint8Array(first.value.buffer, 3, 5));
+        const last = await reader.read(new Uint8Array(4));
+        const end = await reader.read(new Uint8Array(4));
+        const blob = [];
+        for await (const chunk of new Blob(['hé']).stream()) blob.push(...chunk);
+        return {
+          first: firstBytes, detached: buffer.detached, rest: [...rest.value], last: [...last.value],
+          done: end.done, blob,
+        };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "first": [1, 2, 3], "detached": true, "rest": [4], "last": [5], "done": true, "blob": [104, 195, 169],
+        }))
+    );
+}
+
+/// Text streams keep a character split across chunks whole, both ways.
+#[tokio::test]
+async fn text_streams_keep_split_characters_whole() {
+    let result = run(r#"
+        const decoded = [];
+        const bytes = [new Uint8Array([0xe2, 0x82]), new Uint8Array([0xac, 0x41]), new Uint8Array([0xf0])];
+        for await (const text of ReadableStream.from(bytes).pipeThrough(new TextDecoderStream())) decoded.push(text);
+        const encoded = [];
+        for await (const chunk of ReadableStream.from(['a\ud83d', '\ude00', '\ud800'])
+            .pipeThrough(new TextEncoderStream())) encoded.push([...chunk]);
+        let fatal;
+        try {
+          for await (const _ of ReadableStream.from([new Uint8Array([0xff])])
+              .pipeThrough(new TextDecoderStream('utf-8', { fatal: true }))) {}
+        } catch (e) { fatal = e.name; }
+        return { decoded, encoded, fatal };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "decoded": ["€A", "\u{fffd}"],
+            "encoded": [[97], [240, 159, 152, 128], [239, 191, 189]],
+            "fatal": "TypeError",
+        }))
+    );
+}
+
+/// Errors and aborts travel the pipe: a signal aborts both ends with its
+/// reason, an erroring sink cancels the source.
+#[tokio::test]
+async fn a_pipe_carries_errors_and_aborts_both_ways() {
+    let result = run(r#"
+        const controller = new AbortController();
+        let canceled;
+        const source = new ReadableStream({ pull(c) { c.enqueue('x'); }, cancel(r) { canceled = r; } });
+        const piped = source.pipeTo(new WritableStream(), { signal: controller.signal });
+        controller.abort(new Error('stop'));
+        let aborted;
+        try { await piped; } catch (e) { aborted = e.message; }
+        let sourceCanceled;
+        const failing = new WritableStream({ write() { throw new Error('sink broke'); } });
+        let piping;
+        try {
+          await new ReadableStream({ pull(c) { c.enqueue(1); }, cancel(r) { sourceCanceled = r.message; } })
+            .pipeTo(failing);
+        } catch (e) { piping = e.message; }
+        return { aborted, canceled: canceled.message, piping, sourceCanceled };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(
+            json!({ "aborted": "stop", "canceled": "stop", "piping": "sink broke", "sourceCanceled": "sink broke" })
+        )
+    );
+}
+
+/// A program that queues without reading holds memory the run's cap
+/// bounds: the run fails with a clear error, the host stays up.
+#[tokio::test]
+async fn an_endless_queue_ends_at_the_memory_cap() {
+    let runtime = runtime_with(|config| {
+        config.max_memory_bytes(32 << 20);
+    });
+    let result = runtime
+        .run(CodeRunRequest::new(
+            r#"
+            const rs = new ReadableStream({ start(c) { for (;;) c.enqueue(new Uint8Array(65536)); } });
+            return 1;
+        "#,
+        ))
+        .await
+        .expect("no misuse");
+    let error = result.error.expect("the run fails");
+    assert!(
+        error.message.contains("memory") || error.message.contains("out of memory"),
+        "{error}"
+    );
+}
