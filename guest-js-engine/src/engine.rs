@@ -107,6 +107,14 @@ pub fn initialize() {
             .expect("QuickJS runtime creation failed");
         runtime.set_max_stack_size(MAX_STACK_BYTES);
         let context = Context::full(&runtime).expect("QuickJS context creation failed");
+        // The platform's code keeps no source text in the snapshot (the
+        // project's QuickJS patch): its functions print as native ones.
+        context.with(|ctx| {
+            // SAFETY: the runtime is alive and not running JavaScript.
+            unsafe {
+                JS_CoderunStripSource(rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()), true)
+            }
+        });
         let internals = context
             .with(|ctx| -> rquickjs::Result<_> {
                 let natives = Object::new(ctx.clone())?;
@@ -147,7 +155,11 @@ pub fn initialize() {
         // heap.
         context.with(|ctx| {
             // SAFETY: the runtime is alive and not running JavaScript.
-            unsafe { JS_CoderunSealArenas(rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr())) }
+            unsafe {
+                let rt = rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr());
+                JS_CoderunStripSource(rt, false);
+                JS_CoderunSealArenas(rt);
+            }
         });
         crate::alloc::seal();
         *cell.borrow_mut() = Some(Engine {
@@ -160,6 +172,7 @@ pub fn initialize() {
 
 unsafe extern "C" {
     fn JS_CoderunSealArenas(rt: *mut rquickjs::qjs::JSRuntime);
+    fn JS_CoderunStripSource(rt: *mut rquickjs::qjs::JSRuntime, strip: bool);
 }
 
 /// Runs one program to its outcome.

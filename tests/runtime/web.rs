@@ -697,3 +697,25 @@ async fn a_property_of_undefined_is_named_as_node_names_it() {
         ]))
     );
 }
+
+/// The platform's functions keep no source text (the snapshot would hold
+/// each module's text once per nesting level): they print as native code,
+/// its classes still as classes; a program's own functions keep theirs.
+#[tokio::test]
+async fn platform_functions_print_as_native_code() {
+    let result = run(r#"
+        class Mine { m() { return 1; } }
+        return [String(URL), String(console.log), String(ReadableStream.prototype.getReader), String(Mine)];
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            "class URL { [native code] }",
+            "function log() {\n    [native code]\n}",
+            "function getReader() {\n    [native code]\n}",
+            "class Mine { m() { return 1; } }",
+        ]))
+    );
+}
