@@ -175,12 +175,14 @@
   wire('clone', ['structuredClone']);
   wire('url', ['URL', 'URLSearchParams']);
   wire('headers', ['Headers']);
+  wire('formdata', ['FormData']);
   wire('streams', ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamDefaultController',
     'ByteLengthQueuingStrategy', 'CountQueuingStrategy']);
   wire('bytes', ['ReadableByteStreamController', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest']);
   wire('writable', ['WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController']);
   wire('pipe', []);
   wire('transform', ['TransformStream', 'TransformStreamDefaultController', 'TextEncoderStream', 'TextDecoderStream']);
+  wire('fetch', ['Request', 'Response']);
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure']);
   const { inspect, quote, errorText, RETURNED, custom } = host.inspect;

@@ -35,11 +35,13 @@ const MODULES: &[(&str, &str)] = &[
     ("clone", include_str!("web/clone.js")),
     ("url", include_str!("web/url.js")),
     ("headers", include_str!("web/headers.js")),
+    ("formdata", include_str!("web/formdata.js")),
     ("streams", include_str!("web/streams.js")),
     ("bytes", include_str!("web/bytes.js")),
     ("writable", include_str!("web/writable.js")),
     ("pipe", include_str!("web/pipe.js")),
     ("transform", include_str!("web/transform.js")),
+    ("fetch", include_str!("web/fetch.js")),
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),
 ];

@@ -12,6 +12,7 @@ mod bindings;
 mod budgets;
 mod console;
 mod durable;
+mod fetch;
 mod hostile;
 mod isolation;
 mod lifecycle;

@@ -173,5 +173,5 @@
     return new Blob([bytes], options);
   }
 
-  return { Blob: brand(Blob, 'Blob'), File: brand(File, 'File'), cloneBlob };
+  return { Blob: brand(Blob, 'Blob'), File: brand(File, 'File'), cloneBlob, bytesOfBlob: (blob) => bytesOfBlob(blob) };
 })

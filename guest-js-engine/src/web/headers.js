@@ -64,6 +64,16 @@
     return (typeof value === 'object' && value !== null) || typeof value === 'function';
   }
 
+  // Headers that no method may change (a Response.error()'s, a
+  // Response.redirect()'s): the standard's guard "immutable".
+  const immutable = new WeakSet();
+  const weakHas = uncurry(WeakSet.prototype.has);
+  const weakAdd = uncurry(WeakSet.prototype.add);
+
+  function checkMutable(headers) {
+    if (weakHas(immutable, headers)) throw new TypeErrorCtor('Headers: these headers are immutable');
+  }
+
   class Headers {
     // [name, value] pairs, in the order they were added.
     #list = [];
@@ -103,11 +113,15 @@
 
     append(name, value) {
       argumentsRequired(arguments.length, 2, 'Headers', 'append');
+      this.#list; // the brand check
+      checkMutable(this);
       this.#append(byteString(name, 'the name'), byteString(value, 'the value'));
     }
 
     delete(name) {
       argumentsRequired(arguments.length, 1, 'Headers', 'delete');
+      this.#list; // the brand check
+      checkMutable(this);
       name = byteString(name, 'the name');
       checkName(name);
       const lower = toLowerCase(name);
@@ -140,6 +154,8 @@
 
     set(name, value) {
       argumentsRequired(arguments.length, 2, 'Headers', 'set');
+      this.#list; // the brand check
+      checkMutable(this);
       name = byteString(name, 'the name');
       value = normalise(byteString(value, 'the value'));
       checkName(name);
@@ -182,5 +198,5 @@
   delete Headers.sorted;
   defineIterator(Headers, 'Headers', (headers) => sorted(headers));
 
-  return { Headers: brand(Headers, 'Headers') };
+  return { Headers: brand(Headers, 'Headers'), freeze: (headers) => weakAdd(immutable, headers) };
 })

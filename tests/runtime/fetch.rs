@@ -1,0 +1,85 @@
+//! The Fetch Standard's data classes in the sandbox: Request, Response and
+//! FormData, with the Body mixin. `fetch` itself is egress (the host's
+//! policy decides), so these build and read payloads only. Conformance in
+//! depth is WPT's `fetch/api` and `xhr/formdata` (tests/wpt).
+
+use serde_json::json;
+
+use super::*;
+
+/// Bodies of every kind read back as the standard packages them, with the
+/// Content-Type each kind implies, and a body reads only once.
+#[tokio::test]
+async fn bodies_read_back_as_their_kind_says() {
+    let result = run(r#"
+        const form = new FormData();
+        form.append('name', 'Ada');
+        form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
+        const request = new Request('https://api.example.com/items', { method: 'post', body: form });
+        const parsed = await request.clone().formData();
+        const response = new Response(new URLSearchParams({ q: 'a b' }), { status: 201, statusText: 'Created' });
+        const type = response.headers.get('content-type');
+        const text = await response.text();
+        let again;
+        try { await response.text(); } catch (e) { again = e.constructor.name; }
+        const fromStream = await new Response(ReadableStream.from([new Uint8Array([104, 105])])).text();
+        return {
+          method: request.method, multipart: request.headers.get('content-type').startsWith('multipart/form-data; boundary='),
+          parsed: [...parsed].map(([k, v]) => [k, typeof v === 'string' ? v : `${v.name} ${v.type} ${v.size}`]),
+          type, text, again, used: response.bodyUsed, fromStream,
+          json: await Response.json({ a: [1] }).json(),
+          bytes: [...await new Response(new Uint8Array([1, 2])).bytes()],
+          blob: (await new Response('x', { headers: { 'content-type': 'text/x' } }).blob()).type,
+        };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "method": "POST", "multipart": true,
+            "parsed": [["name", "Ada"], ["file", "hello.txt text/plain 5"]],
+            "type": "application/x-www-form-urlencoded;charset=UTF-8", "text": "q=a+b",
+            "again": "TypeError", "used": true, "fromStream": "hi", "json": { "a": [1] },
+            "bytes": [1, 2], "blob": "text/x",
+        }))
+    );
+}
+
+/// The errors the standard names, each a TypeError or RangeError with a
+/// message that says what to fix.
+#[tokio::test]
+async fn requests_and_responses_refuse_what_the_standard_refuses() {
+    let result = run(r#"
+        const attempts = [
+          () => new Request('/relative'),
+          () => new Request('https://user:pw@example.com/'),
+          () => new Request('https://example.com/', { method: 'TRACE' }),
+          () => new Request('https://example.com/', { method: 'GET', body: 'x' }),
+          () => new Response('x', { status: 99 }),
+          () => new Response('x', { status: 204 }),
+          () => Response.redirect('https://example.com/', 200),
+          () => Response.error().headers.set('a', 'b'),
+          () => new FormData().append('f', 'not a blob', 'name.txt'),
+        ];
+        return attempts.map((attempt) => {
+          try { attempt(); return 'no error'; } catch (e) { return e.constructor.name; }
+        });
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            "TypeError",
+            "TypeError",
+            "TypeError",
+            "TypeError",
+            "RangeError",
+            "TypeError",
+            "RangeError",
+            "TypeError",
+            "TypeError",
+        ]))
+    );
+}
