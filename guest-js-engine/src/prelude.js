@@ -176,15 +176,17 @@
   wire('url', ['URL', 'URLSearchParams']);
   wire('headers', ['Headers']);
   wire('formdata', ['FormData']);
-  wire('streams', ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamDefaultController',
-    'ByteLengthQueuingStrategy', 'CountQueuingStrategy']);
+  wire('streams', ['ByteLengthQueuingStrategy', 'CountQueuingStrategy']);
+  wire('readable', ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamDefaultController']);
   wire('bytes', ['ReadableByteStreamController', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest']);
   wire('writable', ['WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController']);
   wire('pipe', []);
   wire('transform', ['TransformStream', 'TransformStreamDefaultController', 'TextEncoderStream', 'TextDecoderStream']);
   wire('fetch', ['Request', 'Response']);
+  wire('compression', ['CompressionStream', 'DecompressionStream']);
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
-  wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure']);
+  wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',
+    'PerformanceObserver', 'PerformanceObserverEntryList']);
   const { inspect, quote, errorText, RETURNED, custom } = host.inspect;
   const { format } = host.format;
   defineProperty(globalThis, 'self', { value: globalThis, writable: true, configurable: true, enumerable: false });

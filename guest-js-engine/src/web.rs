@@ -12,6 +12,7 @@
 //! `undefined` instead of throwing, and the module turns that into the
 //! specification's error with its own message.
 
+mod compression;
 mod crypto;
 mod encoding;
 mod url;
@@ -37,11 +38,13 @@ const MODULES: &[(&str, &str)] = &[
     ("headers", include_str!("web/headers.js")),
     ("formdata", include_str!("web/formdata.js")),
     ("streams", include_str!("web/streams.js")),
+    ("readable", include_str!("web/readable.js")),
     ("bytes", include_str!("web/bytes.js")),
     ("writable", include_str!("web/writable.js")),
     ("pipe", include_str!("web/pipe.js")),
     ("transform", include_str!("web/transform.js")),
     ("fetch", include_str!("web/fetch.js")),
+    ("compression", include_str!("web/compression.js")),
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),
 ];
@@ -75,6 +78,13 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     add(
         "encodeInto",
         Function::new(ctx.clone(), encoding::encode_into)?,
+    )?;
+    add("codecOpen", Function::new(ctx.clone(), compression::open)?)?;
+    add("codecPush", Function::new(ctx.clone(), compression::push)?)?;
+    add("codecPull", Function::new(ctx.clone(), compression::pull)?)?;
+    add(
+        "codecClose",
+        Function::new(ctx.clone(), compression::close)?,
     )?;
     add("digest", Function::new(ctx.clone(), crypto::digest)?)?;
     add("hmac", Function::new(ctx.clone(), crypto::hmac)?)?;

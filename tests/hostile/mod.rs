@@ -16,6 +16,7 @@
 
 #![allow(dead_code, reason = "each test binary uses part of the suite")]
 
+mod platform;
 mod reach;
 mod resources;
 mod text;
@@ -103,6 +104,7 @@ pub fn all() -> Vec<Case> {
     text::output(&mut cases);
     reach::bindings(&mut cases);
     reach::escapes(&mut cases);
+    platform::surface(&mut cases);
     cases
 }
 

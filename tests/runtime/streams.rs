@@ -190,3 +190,101 @@ async fn an_endless_queue_ends_at_the_memory_cap() {
         "{error}"
     );
 }
+
+/// Compression streams round-trip in every format, and a gzip member
+/// carries its CRC-32 and size: a flipped bit or a cut-off end is a
+/// TypeError, and so is data after the end.
+#[tokio::test]
+async fn compression_streams_round_trip_and_refuse_damage() {
+    let result = run(r#"
+        async function collect(stream) {
+          const chunks = [];
+          for await (const chunk of stream) chunks.push(...chunk);
+          return new Uint8Array(chunks);
+        }
+        const text = 'hello '.repeat(1000);
+        const input = new TextEncoder().encode(text);
+        const sizes = {};
+        const back = {};
+        for (const format of ['gzip', 'deflate', 'deflate-raw']) {
+          const packed = await collect(ReadableStream.from([input]).pipeThrough(new CompressionStream(format)));
+          sizes[format] = packed.length < 200;
+          back[format] = new TextDecoder().decode(
+            await collect(ReadableStream.from([packed]).pipeThrough(new DecompressionStream(format)))) === text;
+        }
+        const gz = await collect(ReadableStream.from([input]).pipeThrough(new CompressionStream('gzip')));
+        const damaged = gz.slice(); damaged[damaged.length - 6] ^= 1;
+        const errors = [];
+        for (const bad of [damaged, gz.slice(0, gz.length - 3), new Uint8Array([...gz, 0])]) {
+          try { await collect(ReadableStream.from([bad]).pipeThrough(new DecompressionStream('gzip'))); errors.push('none'); }
+          catch (e) { errors.push(e.constructor.name); }
+        }
+        let format;
+        try { new CompressionStream('brotli'); } catch (e) { format = e.constructor.name; }
+        return { sizes, back, errors, format, header: [...gz.slice(0, 3)] };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "sizes": { "gzip": true, "deflate": true, "deflate-raw": true },
+            "back": { "gzip": true, "deflate": true, "deflate-raw": true },
+            "errors": ["TypeError", "TypeError", "TypeError"],
+            "format": "TypeError",
+            "header": [31, 139, 8],
+        }))
+    );
+}
+
+/// A decompression bomb (12 MiB from 80 KiB, a raw DEFLATE stream of one
+/// literal and then copies of 258 bytes, written by hand) read piece by
+/// piece stays within a 16 MiB memory cap (the codec waits while the
+/// readable side is full); kept whole, it ends at the cap with a clear
+/// error.
+#[tokio::test]
+async fn a_decompression_bomb_is_bounded_by_backpressure_and_the_cap() {
+    let runtime = runtime_with(|config| {
+        config.max_memory_bytes(16 << 20);
+    });
+    let bomb = |keep: bool| {
+        format!(
+            r#"
+            function bomb(total) {{
+              const bytes = [];
+              let acc = 0, n = 0;
+              const bit = (b) => {{ acc |= b << n; if (++n === 8) {{ bytes.push(acc); acc = 0; n = 0; }} }};
+              const code = (value, count) => {{ for (let i = count - 1; i >= 0; i--) bit((value >> i) & 1); }};
+              bit(1); bit(1); bit(0);          // the last block, fixed Huffman codes
+              code(0x30, 8);                   // a literal 0
+              let left = total - 1;
+              for (; left >= 258; left -= 258) {{ code(0xc5, 8); code(0, 5); }}  // length 258, distance 1
+              for (; left > 0; left--) code(0x30, 8);
+              code(0, 7);                      // the end of the block
+              if (n > 0) bytes.push(acc);
+              return new Uint8Array(bytes);
+            }}
+            let total = 0;
+            const kept = [];
+            const packed = bomb(12 << 20);
+            for await (const piece of ReadableStream.from([packed]).pipeThrough(new DecompressionStream('deflate-raw'))) {{
+              total += piece.length;
+              if ({keep}) kept.push(piece);
+            }}
+            return total;
+        "#
+        )
+    };
+    let streamed = runtime
+        .run(CodeRunRequest::new(bomb(false)))
+        .await
+        .expect("no misuse");
+    assert_ok(&streamed);
+    assert_eq!(streamed.value, Some(json!(12 << 20)));
+    let kept = runtime
+        .run(CodeRunRequest::new(bomb(true)))
+        .await
+        .expect("no misuse");
+    let error = kept.error.expect("keeping 12 MiB under a 16 MiB cap fails");
+    assert!(error.message.contains("memory"), "{error}");
+}

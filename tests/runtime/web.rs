@@ -719,3 +719,38 @@ async fn platform_functions_print_as_native_code() {
         ]))
     );
 }
+
+/// A PerformanceObserver sees the marks and measures made after it
+/// observes, in a task of their own, and a buffered one those made before.
+#[tokio::test]
+async fn a_performance_observer_sees_marks_and_measures() {
+    let result = run(r#"
+        performance.mark('early');
+        const seen = [];
+        const done = new Promise((resolve) => {
+          new PerformanceObserver((list, observer) => {
+            seen.push(...list.getEntries().map((e) => `${e.entryType}:${e.name}`));
+            if (seen.length >= 3) { observer.disconnect(); resolve(); }
+          }).observe({ type: 'mark', buffered: true });
+        });
+        const measures = new PerformanceObserver((list) => seen.push(`measures:${list.getEntries().length}`));
+        measures.observe({ entryTypes: ['measure'] });
+        performance.mark('a');
+        performance.mark('b');
+        performance.measure('a-b', 'a', 'b');
+        await done;
+        let mixed;
+        try { measures.observe({ type: 'mark' }); } catch (e) { mixed = e.name; }
+        return { seen, mixed, types: PerformanceObserver.supportedEntryTypes };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "seen": ["mark:early", "mark:a", "mark:b", "measures:1"],
+            "mixed": "InvalidModificationError",
+            "types": ["mark", "measure"],
+        }))
+    );
+}

@@ -9,7 +9,7 @@
 (function (host) {
   'use strict';
   const { argumentsRequired, brand } = host.idl;
-  const r = host.streams.internals;
+  const r = host.readable.internals;
   const { CREATE, isObject, deferred, react, Queue } = r;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
@@ -680,7 +680,7 @@
   // ---- the tee of a byte stream ------------------------------------------
 
   function createByteStream(start, pull, cancel) {
-    const record = r.streamOf(new host.streams.ReadableStream(CREATE));
+    const record = r.streamOf(new host.readable.ReadableStream(CREATE));
     setUpController(record, newController(), start, pull, cancel, 0, undefined);
     return record;
   }

@@ -16,7 +16,7 @@
   const { URL, URLSearchParams } = host.url;
   const { AbortController, AbortSignal, signals } = host.abort;
   const { TextEncoder, TextDecoder, bytesOf } = host.encoding;
-  const streams = host.streams.internals;
+  const streams = host.readable.internals;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
   const Uint8ArrayCtor = Uint8Array;
@@ -264,7 +264,7 @@
       const content = bytes.subarray(headEnd + 4, next);
       const utf8 = (latin1) => decoderDecode(decoder, Uint8ArrayCtor.from(latin1, (c) => c.charCodeAt(0)));
       if (filename === null) entries[entries.length] = [utf8(name), decoderDecode(decoder, content)];
-      else entries[entries.length] = [utf8(name), new File([content], utf8(filename), { type: contentType })];
+      else entries[entries.length] = [utf8(name), new File([content], utf8(filename), { type: contentType, lastModified: 0 })];
       at = next + 2;
     }
     return entries;
@@ -387,12 +387,23 @@
     return dict;
   }
 
+  // A relative URL resolves against `location` when the program defines
+  // one (as Deno's --location does); the sandbox itself has no base URL.
+  function baseURL() {
+    const location = globalThis.location;
+    if (location === undefined || location === null) return undefined;
+    return usv(location.href);
+  }
+
   function parseURL(input, what) {
     let url;
+    const base = baseURL();
     try {
-      url = new URL(input);
+      url = base === undefined ? new URL(input) : new URL(input, base);
     } catch (_) {
-      throw new TypeErrorCtor(`${what}: '${input}' is not an absolute URL (the sandbox has no base URL)`);
+      throw new TypeErrorCtor(base === undefined
+        ? `${what}: '${input}' is not an absolute URL (the sandbox has no base URL; set globalThis.location to give one)`
+        : `${what}: '${input}' is not a valid URL (against the base ${base})`);
     }
     if (urlUsername(url) !== '' || urlPassword(url) !== '') {
       throw new TypeErrorCtor(`${what}: the URL includes credentials`);
@@ -443,7 +454,8 @@
         else {
           let parsed;
           try {
-            parsed = new URL(dict.referrer);
+            const base = baseURL();
+            parsed = base === undefined ? new URL(dict.referrer) : new URL(dict.referrer, base);
           } catch (_) {
             throw new TypeErrorCtor(`${what}: the referrer '${dict.referrer}' is not an absolute URL`);
           }

@@ -1,5 +1,7 @@
-// performance: now, timeOrigin, and User Timing's marks and measures.
-// Spec: https://w3c.github.io/hr-time/ and https://w3c.github.io/user-timing/
+// performance: now, timeOrigin, User Timing's marks and measures, and the
+// Performance Timeline's PerformanceObserver.
+// Spec: https://w3c.github.io/hr-time/, https://w3c.github.io/user-timing/,
+// https://w3c.github.io/performance-timeline/
 // WPT: hr-time/, user-timing/ (the table in the README; expectations in tests/wpt/)
 //
 // Time is the run's: `now()` counts from the run's start on the host's
@@ -83,6 +85,154 @@
 
   const entries = [];
 
+  // ---- PerformanceObserver ---------------------------------------------------
+
+  const SUPPORTED = Object.freeze(['mark', 'measure']);
+  // Registered observers' states: { observer, callback, types, mode, buffer }.
+  const registered = [];
+  let taskQueued = false;
+
+  // The timeline's "queue a PerformanceEntry": each observer that wants its
+  // type gets it, and their callbacks run in a task of their own.
+  function queueEntry(e) {
+    for (let i = 0; i < registered.length; i++) {
+      const state = registered[i];
+      if (state.types.includes(e.entryType)) state.buffer.push(e);
+    }
+    queueTask();
+  }
+
+  function queueTask() {
+    if (taskQueued) return;
+    taskQueued = true;
+    host.setTimeout(() => {
+      taskQueued = false;
+      const observers = registered.slice();
+      for (let i = 0; i < observers.length; i++) {
+        const state = observers[i];
+        const list = state.buffer;
+        state.buffer = [];
+        if (list.length === 0) continue;
+        try {
+          state.callback.call(state.observer, entryList(list), state.observer);
+        } catch (error) {
+          host.reportError(error);
+        }
+      }
+    }, 0);
+  }
+
+  function sortedByTime(list) {
+    return arraySort.call(list.slice(), (a, b) => a.startTime - b.startTime);
+  }
+
+  let listOf;
+  let creatingList = false;
+
+  class PerformanceObserverEntryList {
+    #entries;
+    constructor(list) {
+      if (!creatingList) throw new TypeErrorCtor('Illegal constructor: PerformanceObserverEntryList');
+      this.#entries = list;
+    }
+    static {
+      listOf = (value) => {
+        if (value === null || typeof value !== 'object' || !(#entries in value)) throw new TypeErrorCtor('Illegal invocation');
+        return value.#entries;
+      };
+    }
+    getEntries() { return sortedByTime(listOf(this)); }
+    getEntriesByType(type) {
+      const list = listOf(this);
+      const wanted = domString(type);
+      return sortedByTime(list.filter((e) => e.entryType === wanted));
+    }
+    getEntriesByName(name, type = undefined) {
+      const list = listOf(this);
+      const wantedName = domString(name);
+      const wantedType = type === undefined ? undefined : domString(type);
+      return sortedByTime(list.filter((e) => e.name === wantedName && (wantedType === undefined || e.entryType === wantedType)));
+    }
+  }
+
+  function entryList(list) {
+    creatingList = true;
+    try {
+      return new PerformanceObserverEntryList(list);
+    } finally {
+      creatingList = false;
+    }
+  }
+
+  let stateOf;
+
+  class PerformanceObserver {
+    #state;
+    constructor(callback) {
+      if (typeof callback !== 'function') throw new TypeErrorCtor('new PerformanceObserver() takes a callback function');
+      this.#state = { observer: this, callback, types: [], mode: undefined, buffer: [] };
+    }
+
+    static {
+      stateOf = (value) => {
+        if (value === null || typeof value !== 'object' || !(#state in value)) throw new TypeErrorCtor('Illegal invocation');
+        return value.#state;
+      };
+    }
+
+    static get supportedEntryTypes() { return SUPPORTED; }
+
+    observe(options = undefined) {
+      const state = stateOf(this);
+      const init = dictionary(options, 'PerformanceObserver', 'observe');
+      const buffered = init.buffered === undefined ? undefined : !!init.buffered;
+      const entryTypes = init.entryTypes === undefined ? undefined
+        : host.idl.sequence(init.entryTypes, domString, 'PerformanceObserver.observe(): entryTypes');
+      const type = init.type === undefined ? undefined : domString(init.type);
+      if (entryTypes === undefined && type === undefined) {
+        throw new TypeErrorCtor('PerformanceObserver.observe() needs entryTypes or type');
+      }
+      if (entryTypes !== undefined && (type !== undefined || buffered !== undefined)) {
+        throw new TypeErrorCtor('PerformanceObserver.observe(): entryTypes cannot go with type or buffered');
+      }
+      const mode = entryTypes !== undefined ? 'multiple' : 'single';
+      if (state.mode !== undefined && state.mode !== mode) {
+        throw new DOMExceptionCtor('PerformanceObserver.observe(): an observer observes by entryTypes or by type, not both',
+          'InvalidModificationError');
+      }
+      if (mode === 'multiple') {
+        const types = entryTypes.filter((t) => SUPPORTED.includes(t));
+        if (types.length === 0) return;
+        state.types = types;
+      } else {
+        if (!SUPPORTED.includes(type)) return;
+        if (!state.types.includes(type)) state.types.push(type);
+        if (buffered) {
+          for (let i = 0; i < entries.length; i++) if (entries[i].entryType === type) state.buffer.push(entries[i]);
+          if (state.buffer.length > 0) queueTask();
+        }
+      }
+      state.mode = mode;
+      if (!registered.includes(state)) registered.push(state);
+    }
+
+    disconnect() {
+      const state = stateOf(this);
+      const index = registered.indexOf(state);
+      if (index !== -1) registered.splice(index, 1);
+      state.buffer = [];
+      state.types = [];
+      state.mode = undefined;
+    }
+
+    takeRecords() {
+      const state = stateOf(this);
+      const list = state.buffer;
+      state.buffer = [];
+      return list;
+    }
+  }
+
   // A mark's name, or a time, as the time it stands for.
   function timeOf(markOrTime, what) {
     if (typeof markOrTime === 'number') {
@@ -120,6 +270,7 @@
     mark(markName, markOptions = undefined) {
       const mark = new PerformanceMark(markName, markOptions);
       entries.push(mark);
+      queueEntry(mark);
       return mark;
     }
 
@@ -154,6 +305,7 @@
       const detail = given && options.detail !== undefined ? clone(options.detail) : null;
       const measure = entry(PerformanceMeasure, name, start, end - start, detail);
       entries.push(measure);
+      queueEntry(measure);
       return measure;
     }
 
@@ -174,5 +326,7 @@
     PerformanceEntry: brand(PerformanceEntry, 'PerformanceEntry'),
     PerformanceMark: brand(PerformanceMark, 'PerformanceMark'),
     PerformanceMeasure: brand(PerformanceMeasure, 'PerformanceMeasure'),
+    PerformanceObserver: brand(PerformanceObserver, 'PerformanceObserver'),
+    PerformanceObserverEntryList: brand(PerformanceObserverEntryList, 'PerformanceObserverEntryList'),
   };
 })

@@ -11,7 +11,7 @@
   const {
     noop, isObject, deferred, setHandled, react, transform, streamOf, peekStream, isLocked, cancelStream,
     acquireDefaultReader, defaultReaderRead, defaultReaderRelease,
-  } = host.streams.internals;
+  } = host.readable.internals;
   const writable = host.writable.internals;
   const { signals } = host.abort;
   const TypeErrorCtor = TypeError;

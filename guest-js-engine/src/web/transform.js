@@ -6,7 +6,7 @@
 (function (host) {
   'use strict';
   const { brand } = host.idl;
-  const readable = host.streams.internals;
+  const readable = host.readable.internals;
   const writable = host.writable.internals;
   const {
     CREATE, isObject, deferred, react, transform, promiseCall, strategyDict, extractHighWaterMark,
