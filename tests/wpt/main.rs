@@ -130,6 +130,31 @@ const SUITES: &[Suite] = &[
         dir: "encoding/streams",
         includes: |_| true,
     },
+    Suite {
+        name: "compression",
+        dir: "compression",
+        includes: |_| true,
+    },
+    Suite {
+        name: "fetch/api/request",
+        dir: "fetch/api/request",
+        includes: |_| true,
+    },
+    Suite {
+        name: "fetch/api/response",
+        dir: "fetch/api/response",
+        includes: |_| true,
+    },
+    Suite {
+        name: "fetch/api/body",
+        dir: "fetch/api/body",
+        includes: |_| true,
+    },
+    Suite {
+        name: "xhr/formdata",
+        dir: "xhr/formdata",
+        includes: |_| true,
+    },
 ];
 
 /// The harness's setup for a shell: results collected, no timeouts (the
