@@ -280,11 +280,26 @@ fn transform_in(allocator: &Allocator, source: &str, strip: Strip) -> Result<Tra
         allow_return_outside_function: true,
         ..ParseOptions::default()
     };
-    let parsed = Parser::new(allocator, source, source_type)
+    let mut parsed = Parser::new(allocator, source, source_type)
         .with_options(options)
         .parse();
-    if let Some(error) = parsed.diagnostics.errors().next() {
-        return Err(reported(source, error));
+    let refused = parsed
+        .diagnostics
+        .errors()
+        .next()
+        .map(|error| reported(source, error));
+    if let Some(reason) = refused {
+        // TypeScript's parser refuses some valid JavaScript for rules of
+        // its own (`set a(x = 1) {}`: "A 'set' accessor cannot have an
+        // initializer"). A program that parses as JavaScript is run as
+        // such; otherwise TypeScript's error stands.
+        let script = Parser::new(allocator, source, SourceType::mjs())
+            .with_options(options)
+            .parse();
+        if script.panicked || script.diagnostics.errors().next().is_some() {
+            return Err(reason);
+        }
+        parsed = script;
     }
     let mut program = parsed.program;
     if let Some(statement) = program.body.iter().find(|s| s.is_module_declaration()) {

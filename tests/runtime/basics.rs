@@ -297,3 +297,28 @@ async fn a_preamble_that_does_not_compile_or_throws_fails_the_run_saying_so() {
     assert_failure(&program_error, FailureKind::Exception, "SyntaxError");
     assert_eq!(failure_position(&program_error), "program.ts:1:8");
 }
+
+/// TypeScript's parser refuses some valid JavaScript for rules of its own
+/// (a setter's parameter with a default: TS1052). Such a program runs as
+/// JavaScript; a program that is not valid JavaScript either keeps
+/// TypeScript's message.
+#[tokio::test]
+async fn valid_javascript_that_typescript_refuses_runs() {
+    let result = run(r#"
+        class Box { set value(v = 7) { this.v = v; } }
+        const box = new Box();
+        box.value = undefined;
+        const literal = { set x(v = 'default') { this.seen = v; } };
+        literal.x = undefined;
+        return [box.v, literal.seen];
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(serde_json::json!([7, "default"])));
+    let typed = run("class Box { set value(v: number = 7) {} }; return 1").await;
+    assert_failure(
+        &typed,
+        FailureKind::Exception,
+        "A 'set' accessor cannot have an initializer",
+    );
+}
