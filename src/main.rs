@@ -315,11 +315,11 @@ fn try_main() -> anyhow::Result<ExitCode> {
         Command::Replay(args) => runtime.block_on(commands::replay(args)),
         Command::Resume(args) => runtime.block_on(commands::resume(args)),
         Command::Mcp(args) => {
-            init_mcp_process();
+            let _logs = init_mcp_process();
             runtime.block_on(serve(args))
         }
         Command::Sdk(args) => {
-            init_mcp_process();
+            let _logs = init_mcp_process();
             runtime.block_on(sdk(args))
         }
     };
@@ -344,18 +344,50 @@ fn print_stderr(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
+/// stderr for the log thread: a line it cannot write is dropped, silently
+/// (there is nowhere else to say so), so the thread never stops on an
+/// error.
+struct QuietStderr;
+
+impl std::io::Write for QuietStderr {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
+}
+
+/// Lines of log a stderr that is slow to read may hold back before the
+/// next are dropped.
+const LOG_LINES_BUFFERED: usize = 8192;
+
 /// Logging to stderr (stdout may be the MCP stream) and TLS for HTTPS
-/// upstreams.
-fn init_mcp_process() {
+/// upstreams. Log lines are written by a thread of their own: a stderr
+/// nobody reads (lines beyond [`LOG_LINES_BUFFERED`] are dropped) or one
+/// that is closed (write errors are ignored, never reported on stderr
+/// itself) cannot block the server or its shutdown. The guard flushes what
+/// is buffered when the command ends, waiting at most a second.
+fn init_mcp_process() -> tracing_appender::non_blocking::WorkerGuard {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,coderun=info"));
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(true)
+        .buffered_lines_limit(LOG_LINES_BUFFERED)
+        .thread_name("coderun-log")
+        .finish(QuietStderr);
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .with_env_filter(filter)
         .with_ansi(false)
+        .log_internal_errors(false)
         .init();
     // Fails only if a provider is already installed, which is as good.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    guard
 }
 
 /// What `mcp` and `sdk` start from: signal handling, the upstreams, and

@@ -299,6 +299,13 @@ struct RawSession {
 
 impl RawSession {
     async fn start(args: &[&str]) -> RawSession {
+        RawSession::start_with(args, true).await
+    }
+
+    /// With `read_stderr` false, the read end of coderun's stderr is closed
+    /// at once, as a parent that does not want its logs would: every write
+    /// coderun makes there fails.
+    async fn start_with(args: &[&str], read_stderr: bool) -> RawSession {
         let mut child = coderun_command()
             .arg("mcp")
             .args(args)
@@ -308,7 +315,13 @@ impl RawSession {
             .kill_on_drop(true)
             .spawn()
             .expect("spawn coderun mcp");
-        let stderr = collect_stderr(child.stderr.take().expect("piped stderr"));
+        let piped = child.stderr.take().expect("piped stderr");
+        let stderr = if read_stderr {
+            collect_stderr(piped)
+        } else {
+            drop(piped);
+            Arc::new(Mutex::new(String::from("(stderr closed by the test)")))
+        };
         RawSession {
             stdin: child.stdin.take(),
             stdout: BufReader::new(child.stdout.take().expect("piped stdout")).lines(),
@@ -319,7 +332,11 @@ impl RawSession {
 
     /// Starts one and completes the MCP handshake.
     async fn initialized(args: &[&str]) -> RawSession {
-        let mut session = RawSession::start(args).await;
+        RawSession::initialized_with(args, true).await
+    }
+
+    async fn initialized_with(args: &[&str], read_stderr: bool) -> RawSession {
+        let mut session = RawSession::start_with(args, read_stderr).await;
         session
             .send(
                 &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {

@@ -18,8 +18,18 @@ const STOP_WITHIN: Duration = Duration::from_secs(1);
 /// `run_code` call in flight that awaits the fixture's `wait` (and, with
 /// `busy`, then spins in a loop). Returns the upstream's process group.
 async fn session_mid_call(workspace: &Workspace, busy: bool) -> (RawSession, i32) {
+    session_mid_call_with(workspace, busy, true).await
+}
+
+async fn session_mid_call_with(
+    workspace: &Workspace,
+    busy: bool,
+    read_stderr: bool,
+) -> (RawSession, i32) {
     let config = workspace.write_config(&workspace.stubborn_fixture_config());
-    let mut session = RawSession::initialized(&["--config", &config.display().to_string()]).await;
+    let mut session =
+        RawSession::initialized_with(&["--config", &config.display().to_string()], read_stderr)
+            .await;
     let code = if busy {
         "tools.fixture_wait({}); for (;;) {}"
     } else {
@@ -133,4 +143,27 @@ async fn closing_stdin_mid_busy_loop_stops_the_server_and_the_upstream_group_wit
         || stderr.lock().expect("stderr lock").clone(),
     )
     .await;
+}
+
+/// A parent that closes its end of coderun's stderr: every log line fails
+/// to write. Logging must neither panic (tracing's own error report went
+/// to that stderr, and `eprintln!` panics when it fails) nor block, and
+/// both the end of stdin and SIGTERM still stop everything, with status 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_stderr_closed_the_end_of_stdin_and_sigterm_still_stop_cleanly() {
+    for by_signal in [false, true] {
+        let workspace = Workspace::new();
+        let (mut session, group) = session_mid_call_with(&workspace, false, false).await;
+        let stderr = session.stderr.clone();
+        let stdin = session.stdin.take();
+        let stop: Box<dyn FnOnce()> = if by_signal {
+            Box::new(signal(&session.child, Signal::SIGTERM))
+        } else {
+            Box::new(move || drop(stdin))
+        };
+        assert_stops_within_a_second(&mut session.child, group, stop, || {
+            stderr.lock().expect("stderr lock").clone()
+        })
+        .await;
+    }
 }
