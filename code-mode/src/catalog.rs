@@ -29,6 +29,20 @@ const SUGGESTIONS: usize = 3;
 /// The least similarity (0 to 1: one less the edit distance over the
 /// longer length) a name needs to be offered for its spelling alone.
 const SIMILAR: f64 = 0.7;
+/// The longest name (in characters) compared for its spelling: a longer
+/// one is no misspelling of a tool's name, and comparing costs its length
+/// times each name's. The host does this work outside any run's fuel, so
+/// its cost is bounded by these caps, whatever a program or an upstream
+/// sends.
+const MAX_SPELLED_CHARS: usize = 128;
+/// The edit-distance cells (one name's length times another's) one
+/// "did you mean" may compute in all; past it, the remaining names go
+/// unchecked.
+const MAX_SPELLING_CELLS: usize = 2_000_000;
+/// The distinct words of a query that count, in the order given.
+const MAX_QUERY_WORDS: usize = 32;
+/// The longest word indexed or looked up.
+const MAX_WORD_BYTES: usize = 64;
 
 /// The search index of a set of tools, by their position in that set.
 #[derive(Debug, Clone, Default)]
@@ -83,9 +97,16 @@ impl Catalog {
     /// positions and scores. A tool matching no word of the query is not
     /// a match. A query that is exactly a tool's name ranks that tool first.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<(usize, f64)> {
-        let mut query_words: Vec<String> = words(query).collect();
-        query_words.sort_unstable();
-        query_words.dedup();
+        let mut query_words: Vec<String> = Vec::new();
+        for word in words(query) {
+            if query_words.len() == MAX_QUERY_WORDS {
+                break;
+            }
+            if !query_words.contains(&word) {
+                query_words.push(word);
+            }
+        }
+        query_words.retain(|word| self.document_frequency.contains_key(word));
         let n = self.docs.len() as f64;
         let mut scored: Vec<(usize, f64)> = self
             .docs
@@ -118,17 +139,29 @@ impl Catalog {
     /// The names closest to `name`, best first: names spelled alike, then
     /// the best search matches for its words. Empty when nothing is close.
     pub(crate) fn closest(&self, name: &str) -> Vec<&str> {
-        let mut similar: Vec<(f64, &str)> = self
-            .names
-            .iter()
-            .map(|candidate| {
-                (
-                    strsim::normalized_damerau_levenshtein(name, candidate),
-                    candidate.as_str(),
-                )
-            })
-            .filter(|(similarity, _)| *similarity >= SIMILAR)
-            .collect();
+        let mut similar: Vec<(f64, &str)> = Vec::new();
+        let length = name.chars().count();
+        let mut cells = 0usize;
+        if length <= MAX_SPELLED_CHARS {
+            for candidate in &self.names {
+                let other = candidate.chars().count();
+                // A similarity of SIMILAR needs lengths this close.
+                let longer = length.max(other) as f64;
+                if other > MAX_SPELLED_CHARS
+                    || (length.abs_diff(other) as f64) > (1.0 - SIMILAR) * longer
+                {
+                    continue;
+                }
+                cells += length.max(1) * other.max(1);
+                if cells > MAX_SPELLING_CELLS {
+                    break;
+                }
+                let similarity = strsim::normalized_damerau_levenshtein(name, candidate);
+                if similarity >= SIMILAR {
+                    similar.push((similarity, candidate.as_str()));
+                }
+            }
+        }
         similar.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         let mut out: Vec<&str> = similar.into_iter().map(|(_, name)| name).collect();
         out.truncate(SUGGESTIONS);
@@ -155,13 +188,15 @@ pub(crate) fn did_you_mean(closest: &[&str], label: impl Fn(&str) -> String) -> 
 }
 
 /// The lowercased words of `text`: runs of ASCII letters and digits, split
-/// at camelCase humps, a plural `s` dropped; single characters are skipped.
+/// at camelCase humps, a plural `s` dropped; single characters, and runs
+/// longer than [`MAX_WORD_BYTES`] (no word, and each lookup would hash it
+/// whole), are skipped.
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     let mut out = Vec::new();
     let mut current = String::new();
     let mut previous_lower = false;
     let mut flush = |current: &mut String| {
-        if current.len() > 1 {
+        if current.len() > 1 && current.len() <= MAX_WORD_BYTES {
             out.push(stem(std::mem::take(current)));
         } else {
             current.clear();
@@ -265,6 +300,37 @@ mod tests {
         ];
         let catalog = Catalog::new(&tools);
         (tools, catalog)
+    }
+
+    /// A program (or an upstream) controls the text the host compares
+    /// here, outside any run's fuel: a megabyte-long name is not compared
+    /// for its spelling at all, a query counts its first 32 distinct words
+    /// only, and a typo'd name of ordinary length is still found.
+    #[test]
+    fn discovery_work_is_bounded_whatever_the_input() {
+        let tools: Vec<Tool> = (0..10_000)
+            .map(|i| {
+                tool(
+                    &format!("service_{i:05}_fetch_record"),
+                    "Fetch one record.",
+                    json!({}),
+                )
+            })
+            .collect();
+        let catalog = Catalog::new(&tools);
+        let huge = "x".repeat(1 << 20);
+        assert!(catalog.closest(&huge).is_empty());
+        let many_words: String = (0..150_000).map(|i| format!("w{i} ")).collect();
+        let query = format!("{many_words} fetch");
+        assert!(
+            catalog.search(&query, 5).is_empty(),
+            "the 150,001st distinct word does not count"
+        );
+        let few = Catalog::new(&tools[4000..4500]);
+        assert_eq!(
+            few.closest("service_04242_fetch_recrod").first(),
+            Some(&"service_04242_fetch_record")
+        );
     }
 
     #[test]
