@@ -2,6 +2,7 @@
 //! (`full`), or a listing of names and one-line summaries that programs
 //! search from inside (`search`), or whichever fits (`auto`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
@@ -122,12 +123,31 @@ pub(crate) fn listing(tools: &[Tool], budget: usize) -> String {
     coderun_runtime::shorten(&text, budget)
 }
 
-fn group_label(group: &str) -> &str {
+fn group_label(group: &str) -> Cow<'_, str> {
     if group.is_empty() {
-        "(ungrouped)"
+        Cow::Borrowed("(ungrouped)")
     } else {
-        group
+        printable(group)
     }
+}
+
+/// `text` with its control characters (a newline in an upstream's tool
+/// name) and line separators escaped, so that it stays on its line of the
+/// listing and cannot start lines of its own in a tool's description.
+pub(crate) fn printable(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn render_listing(groups: &BTreeMap<&str, Vec<(&str, &Tool)>>, summary: Option<usize>) -> String {
@@ -136,13 +156,14 @@ fn render_listing(groups: &BTreeMap<&str, Vec<(&str, &Tool)>>, summary: Option<u
         let prefixed = !group.is_empty() && members.iter().any(|(short, t)| *short != t.name());
         let _ = write!(out, "### {} ({} tools", group_label(group), members.len());
         if prefixed {
-            let _ = write!(out, ", named `{group}_<name>`");
+            let _ = write!(out, ", named `{}_<name>`", printable(group));
         }
         out.push_str(")\n");
         match summary {
             Some(chars) => {
                 for (short, tool) in members {
                     let line = one_line(tool.description(), chars);
+                    let short = printable(short);
                     if line.is_empty() {
                         let _ = writeln!(out, "- {short}");
                     } else {
@@ -151,7 +172,8 @@ fn render_listing(groups: &BTreeMap<&str, Vec<(&str, &Tool)>>, summary: Option<u
                 }
             }
             None => {
-                let names: Vec<&str> = members.iter().map(|(short, _)| *short).collect();
+                let names: Vec<Cow<'_, str>> =
+                    members.iter().map(|(short, _)| printable(short)).collect();
                 let _ = writeln!(out, "{}", names.join(", "));
             }
         }

@@ -130,7 +130,7 @@ pub use hooks::{Approval, HookDecision};
 pub use mode::{Mode, ModeError};
 pub use registry::{DEFAULT_MAX_OUTPUT_BYTES, MAX_PAUSED, RegistryError, ToolRegistry};
 pub use results::MEDIA_HANDLE;
-pub use routing::{Assembly, AssemblyError, SdkStats, WireTool};
+pub use routing::{Assembly, AssemblyError, SdkStats, WireTool, is_reserved_name};
 pub use schema_ts::schema_to_ts;
 pub use sdk::{RUN_CODE, TOOLS_GLOBAL, ToolSignature, render_sdk, render_tool};
 pub use tool::{ContentBlock, Tool, ToolCall, ToolContext, ToolHandler, ToolResult};

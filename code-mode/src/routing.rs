@@ -98,6 +98,17 @@ pub enum AssemblyError {
     },
 }
 
+/// The names code modes take for themselves: the `run_code` tool and the
+/// functions programs find tools with.
+const RESERVED_NAMES: [&str; 4] = [RUN_CODE, SEARCH, DESCRIBE, UNKNOWN];
+
+/// Whether a tool called `name` would collide with what the code modes add
+/// (`run_code`, `tools.$search`, `tools.$describe`): a gateway leaves such a
+/// tool out (with a note) rather than fail to assemble.
+pub fn is_reserved_name(name: &str) -> bool {
+    RESERVED_NAMES.contains(&name)
+}
+
 impl ToolRegistry {
     /// What the model is offered under the registry's [`Mode`]:
     ///
@@ -302,7 +313,7 @@ impl ToolRegistry {
         if language != Language::TYPESCRIPT {
             return Err(AssemblyError::WrongLanguage { mode, language });
         }
-        if let Some(name) = [RUN_CODE, SEARCH, DESCRIBE, UNKNOWN]
+        if let Some(name) = RESERVED_NAMES
             .into_iter()
             .find(|name| self.tool(name).is_some())
         {

@@ -252,6 +252,16 @@ impl Gateway {
             for (tool, listed) in tools.into_iter().zip(upstream.listed_tools()) {
                 let name = tool.name().to_owned();
                 let needs_approval = spec.require_approval.applies_to(listed);
+                if coderun_code_mode::is_reserved_name(&name) {
+                    let message = format!(
+                        "upstream {:?}: its tool {name:?} is left out: the name is coderun's own \
+                         (run_code, tools.$search, tools.$describe)",
+                        spec.name
+                    );
+                    tracing::error!("{message}");
+                    unavailable.push(message);
+                    continue;
+                }
                 listed_tools.insert(name.clone(), listed.clone());
                 if let Err(error) = registry.register(tool) {
                     let message = format!(
