@@ -146,7 +146,9 @@ budgets! {
     max_memory_bytes, get_max_memory_bytes: u64;
 
     /// The cap on the total bytes of console output kept per run (each line
-    /// counts its UTF-8 length plus one). Output past it is dropped after a
+    /// counts its UTF-8 length plus 32, about what the host holds for a line
+    /// and what it takes as JSON, so that a flood of empty lines is capped
+    /// too). Output past it is dropped after a
     /// single in-band marker line, which counts against the cap. At least
     /// 128.
     ///

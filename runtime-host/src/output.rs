@@ -90,10 +90,15 @@ pub(crate) fn cap(text: String, output: Output, max: usize) -> String {
     text
 }
 
+/// What a console line costs beyond its text: about what the host holds
+/// for it (its entry in the list) and what it takes as JSON
+/// (`{"level":"log","text":""},`), so that a flood of empty lines is
+/// capped by what it really costs, not by one byte a line.
+pub(crate) const LINE_COST: usize = 32;
+
 /// Collects console lines up to a byte budget (each line costs its length
-/// plus one, so that a flood of empty lines is capped too). On the first
-/// overflow it keeps what fits of the line, ends with one marker line, and
-/// drops everything after.
+/// plus [`LINE_COST`]). On the first overflow it keeps what fits of the
+/// line, ends with one marker line, and drops everything after.
 #[derive(Debug)]
 pub(crate) struct LogLedger {
     lines: Vec<LogLine>,
@@ -121,20 +126,20 @@ impl LogLedger {
         if self.truncated {
             return;
         }
-        let cost = line.len().saturating_add(1);
+        let cost = line.len().saturating_add(LINE_COST);
         if self.used + cost <= self.max_bytes {
             self.used += cost;
             self.lines.push(LogLine::new(level, line));
             return;
         }
         let marker = marker(Output::Logs, None, self.max_bytes);
-        let room = self.max_bytes.saturating_sub(marker.len() + 1);
+        let room = self.max_bytes.saturating_sub(marker.len() + LINE_COST);
         // Make room for the marker: first from this line, then, if the
         // lines kept so far already fill the budget, from them.
         let mut line = line;
-        line.truncate(truncate_utf8(&line, room.saturating_sub(self.used + 1)).len());
+        line.truncate(truncate_utf8(&line, room.saturating_sub(self.used + LINE_COST)).len());
         if !line.is_empty() {
-            self.used += line.len() + 1;
+            self.used += line.len() + LINE_COST;
             self.lines.push(LogLine::new(level, line));
         }
         while self.used > room {
@@ -143,7 +148,7 @@ impl LogLedger {
             };
             let excess = self.used - room;
             if excess > last.len() {
-                self.used -= last.len() + 1;
+                self.used -= last.len() + LINE_COST;
                 self.lines.pop();
             } else {
                 let keep = truncate_utf8(last, last.len() - excess).len();
@@ -153,7 +158,7 @@ impl LogLedger {
         }
         self.lines.push(LogLine::new(
             LogLevel::Warn,
-            truncate_utf8(&marker, self.max_bytes.saturating_sub(1)),
+            truncate_utf8(&marker, self.max_bytes.saturating_sub(LINE_COST)),
         ));
         self.truncated = true;
     }
@@ -168,7 +173,7 @@ mod tests {
     use super::*;
 
     fn total(lines: &[LogLine]) -> usize {
-        lines.iter().map(|line| line.text.len() + 1).sum()
+        lines.iter().map(|line| line.text.len() + LINE_COST).sum()
     }
 
     fn log(ledger: &mut LogLedger, line: impl Into<String>) {
@@ -208,21 +213,35 @@ mod tests {
     #[test]
     fn a_line_that_fills_the_budget_exactly_is_kept_whole() {
         let mut ledger = LogLedger::new(200);
-        log(&mut ledger, "x".repeat(199));
+        log(&mut ledger, "x".repeat(200 - LINE_COST));
         assert!(!ledger.is_full());
-        assert_eq!(ledger.into_lines(), vec!["x".repeat(199)]);
+        assert_eq!(ledger.into_lines(), vec!["x".repeat(200 - LINE_COST)]);
+    }
+
+    /// A flood of empty lines costs what it holds: a 1 MiB budget keeps
+    /// about 32,000 of them, not a million.
+    #[test]
+    fn empty_lines_cost_their_overhead() {
+        let mut ledger = LogLedger::new(1 << 20);
+        for _ in 0..1_100_000 {
+            log(&mut ledger, "");
+        }
+        assert!(ledger.is_full());
+        let lines = ledger.into_lines();
+        assert!(lines.len() <= (1 << 20) / LINE_COST, "{}", lines.len());
+        assert!(total(&lines) <= 1 << 20);
     }
 
     #[test]
     fn cuts_on_a_char_boundary() {
-        let mut ledger = LogLedger::new(MIN_BUDGET_BYTES);
+        let mut ledger = LogLedger::new(2 * MIN_BUDGET_BYTES);
         log(&mut ledger, "日本語".repeat(100));
         let lines = ledger.into_lines();
         assert!(
-            lines[0].text.chars().all(|c| "日本語".contains(c)),
+            !lines[0].text.is_empty() && lines[0].text.chars().all(|c| "日本語".contains(c)),
             "{lines:?}"
         );
-        assert!(total(&lines) <= MIN_BUDGET_BYTES);
+        assert!(total(&lines) <= 2 * MIN_BUDGET_BYTES);
     }
 
     #[test]
