@@ -192,6 +192,13 @@ pub enum DurableError {
         /// This runtime's guest.
         current: String,
     },
+    /// A replayed record's program is not the one its hash says it ran.
+    #[error(
+        "the record's program does not match its program_sha256: the program in the record was \
+         edited; to replay an edited program, give it as the request's program (`coderun replay \
+         --program`), and the replay names the step where it diverges"
+    )]
+    RecordEdited,
     /// A resume's program is not the one the record ran.
     #[error(
         "the continuation's program does not match its program_sha256, or the request's \

@@ -242,6 +242,19 @@ async fn a_replay_of_an_edited_program_names_the_step_that_diverged() {
         "a replay calls no binding"
     );
 
+    // The program edited inside the record, its hash left as it was: the
+    // replay refuses to run it as if it were the recorded program.
+    let mut edited = record.clone();
+    edited.program = TWENTY_CALLS.replace("i < 20", "i < 19");
+    let refused = shared().run(CodeRunRequest::replay(edited)).await;
+    assert!(
+        matches!(
+            refused,
+            Err(MisuseError::Durable(DurableError::RecordEdited))
+        ),
+        "{refused:?}"
+    );
+
     let mut shorter = CodeRunRequest::replay(record.clone());
     shorter.program = TWENTY_CALLS.replace("i < 20", "i < 19");
     assert_failure(

@@ -53,6 +53,14 @@ impl Session {
             // ledger's checks then say where it diverges.
             Some(Durable::Replay(record)) => {
                 record.check(guest_sha256())?;
+                // Replayed as it is, a record must hold the program it ran:
+                // one whose program was edited in the file (its hash no
+                // longer matching) would otherwise replay without a word.
+                if program == record.program
+                    && sha256_hex(program.as_bytes()) != record.program_sha256
+                {
+                    return Err(DurableError::RecordEdited);
+                }
                 *bindings = bindings::recorded_namespaces(&record.bindings);
                 session.replay = Some((record.calls, false));
             }
