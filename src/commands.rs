@@ -121,14 +121,19 @@ fn runtime(flags: &RuntimeFlags) -> anyhow::Result<WasmCodeRuntime> {
 
 pub(crate) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let program = read_program(&args.program)?;
+    let record_file = args
+        .record
+        .as_deref()
+        .map(RecordFile::prepare)
+        .transpose()?;
     let runtime = runtime(&args.runtime)?;
     let mut request = args.time.apply(CodeRunRequest::new(program))?;
-    request.record = args.record.is_some();
+    request.record = record_file.is_some();
     if !args.no_demo {
         request = request.binding(coderun::demo::namespace());
     }
     let result = runtime.run(request).await?;
-    report(result, args.record.as_deref())
+    report(result, record_file)
 }
 
 pub(crate) async fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -158,17 +163,73 @@ pub(crate) async fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
         (None, Some(message)) => Err(message.clone()),
         (None, None) => bail!("give --answer JSON or --reject MESSAGE"),
     };
+    let record_file = args
+        .record
+        .as_deref()
+        .map(RecordFile::prepare)
+        .transpose()?;
     let request = CodeRunRequest::resume(continuation, answer).binding(coderun::demo::namespace());
     let result = runtime(&args.runtime)?.run(request).await?;
-    report(result, args.record.as_deref())
+    report(result, record_file)
+}
+
+/// Where a record or continuation is written: a file beside the
+/// destination, made before the run (so that a directory that cannot take
+/// it fails the command before any binding is called) and renamed over the
+/// destination when the run is done (so that a reader never sees half a
+/// record).
+struct RecordFile {
+    destination: PathBuf,
+    staging: PathBuf,
+}
+
+impl RecordFile {
+    fn prepare(destination: &Path) -> anyhow::Result<Self> {
+        if destination.is_dir() {
+            bail!("--record {}: is a directory", destination.display());
+        }
+        let name = destination
+            .file_name()
+            .with_context(|| format!("--record {}: names no file", destination.display()))?;
+        let mut staged = std::ffi::OsString::from(".");
+        staged.push(name);
+        staged.push(format!(".coderun-{}.tmp", std::process::id()));
+        let staging = destination.with_file_name(staged);
+        std::fs::File::create(&staging).with_context(|| {
+            format!(
+                "--record {}: cannot write beside it ({}), so the run was not started",
+                destination.display(),
+                staging.display()
+            )
+        })?;
+        Ok(Self {
+            destination: destination.to_owned(),
+            staging,
+        })
+    }
+
+    fn commit(&self, json: &str) -> std::io::Result<()> {
+        std::fs::write(&self.staging, json)?;
+        std::fs::rename(&self.staging, &self.destination)
+    }
+}
+
+impl Drop for RecordFile {
+    fn drop(&mut self) {
+        // Gone after a commit; left over when the run wrote nothing.
+        let _ = std::fs::remove_file(&self.staging);
+    }
 }
 
 /// Prints the result (without its record or continuation, which go to
-/// `record_file`) and picks the exit status.
-fn report(mut result: CodeRunResult, record_file: Option<&Path>) -> anyhow::Result<ExitCode> {
+/// `record_file`) and picks the exit status. When the file cannot be
+/// written, the record or continuation is printed in the output instead,
+/// and the command fails after printing: nothing a run did is lost.
+fn report(mut result: CodeRunResult, record_file: Option<RecordFile>) -> anyhow::Result<ExitCode> {
     let record = result.record.take();
     let mut printed = serde_json::to_value(&result)?;
-    if let Some(file) = record_file {
+    let mut unwritten = None;
+    if let Some(file) = &record_file {
         let (what, json) = match &result.interrupted {
             Some(interrupted) => (
                 "continuation",
@@ -181,12 +242,21 @@ fn report(mut result: CodeRunResult, record_file: Option<&Path>) -> anyhow::Resu
             },
         };
         if !what.is_empty() {
-            std::fs::write(file, json).with_context(|| format!("writing {}", file.display()))?;
-            if let Value::Object(map) = &mut printed {
-                map.insert(
-                    format!("{what}_file"),
-                    Value::from(file.display().to_string()),
-                );
+            let shown = file.destination.display().to_string();
+            match file.commit(&json) {
+                Ok(()) => {
+                    if let Value::Object(map) = &mut printed {
+                        map.insert(format!("{what}_file"), Value::from(shown));
+                    }
+                }
+                Err(error) => {
+                    if let Value::Object(map) = &mut printed {
+                        map.insert(what.to_owned(), serde_json::from_str(&json)?);
+                    }
+                    unwritten = Some(format!(
+                        "writing the {what} to {shown} failed ({error}): it is in the output above"
+                    ));
+                }
             }
         }
     }
@@ -197,6 +267,9 @@ fn report(mut result: CodeRunResult, record_file: Option<&Path>) -> anyhow::Resu
         interrupted.remove("continuation");
     }
     print_stdout(&serde_json::to_string_pretty(&printed)?)?;
+    if let Some(reason) = unwritten {
+        bail!(reason);
+    }
     Ok(if result.interrupted.is_some() {
         ExitCode::from(INTERRUPTED)
     } else if result.is_ok() {

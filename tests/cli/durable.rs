@@ -160,3 +160,65 @@ fn bad_durable_input_is_a_usage_error_with_a_message() {
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
 }
+
+/// `--record` into a directory that cannot take the file fails before the
+/// run starts (no binding is called for a record that would be lost); a
+/// file that cannot be written after the run keeps the record in the
+/// printed output, and the command fails after printing it.
+#[test]
+fn a_record_that_cannot_be_written_is_never_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = write(
+        dir.path(),
+        "p.ts",
+        "await demo.add({ a: 1, b: 2 }); return 'ran';",
+    );
+    let missing = dir
+        .path()
+        .join("no/such/dir/run.json")
+        .display()
+        .to_string();
+    let output = coderun()
+        .args(["run", &program, "--record", &missing, "--no-cache"])
+        .output()
+        .expect("coderun runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing ran");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("so the run was not started"), "{stderr}");
+
+    // The directory is removed while the program waits: the record cannot
+    // be written, so it is printed.
+    let doomed = tempfile::tempdir().unwrap();
+    let record = doomed.path().join("run.json").display().to_string();
+    let slow = write(
+        dir.path(),
+        "slow.ts",
+        "await demo.add({ a: 1, b: 2 }); await demo.sleep({ ms: 1500 }); return 'ran';",
+    );
+    let child = coderun()
+        .args(["run", &slow, "--record", &record, "--no-cache"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("coderun runs");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let doomed_path = doomed.path().to_owned();
+    drop(doomed);
+    assert!(!doomed_path.exists());
+    let output = child.wait_with_output().expect("coderun ends");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed = json_of(&output);
+    assert_eq!(printed["value"], "ran", "{printed}");
+    assert_eq!(
+        printed["record"]["calls"].as_array().map(Vec::len),
+        Some(2),
+        "{printed}"
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("it is in the output above"));
+}
