@@ -461,6 +461,7 @@ impl ServerHandler for CodeModeServer {
                 None,
             ));
         }
+        let name = request.name.clone();
         let can_ask = self.inner.approvals
             && context
                 .client_capabilities()
@@ -497,6 +498,19 @@ impl ServerHandler for CodeModeServer {
                 Some(id),
             )));
         }
-        Ok(CallToolResponse::Complete(wire_result(result)))
+        let mut wire = wire_result(result);
+        // An error result is not the tool's output: its structured value (a
+        // refusal's `needs_approval`) would break the output schema the
+        // tool declares, which clients check it against.
+        if wire.is_error == Some(true)
+            && self
+                .inner
+                .tools
+                .iter()
+                .any(|tool| tool.name == name && tool.output_schema.is_some())
+        {
+            wire.structured_content = None;
+        }
+        Ok(CallToolResponse::Complete(wire))
     }
 }

@@ -227,3 +227,57 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         );
     }
 }
+
+/// In `--mode both`, a direct call of a tool that needs approval, from a
+/// client that cannot be asked, is refused with an error result. The tool
+/// declares an output schema: the refusal carries no structured value that
+/// would break it (the official TypeScript SDK answers -32602 to one).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_direct_call_keeps_to_the_tools_output_schema() {
+    const SERVER: &str = r#"
+const tools = [{ name: 'delete_all', description: 'Deletes everything.', inputSchema: { type: 'object' },
+  outputSchema: { type: 'object', properties: { deleted: { type: 'number' } }, required: ['deleted'] } }];
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: {} }, serverInfo: { name: 'risky', version: '1' } } });
+  else if (m.method === 'tools/list') send({ id: m.id, result: { tools } });
+  else send({ id: m.id, result: { content: [], structuredContent: { deleted: 3 } } });
+});
+"#;
+    let mut session = super::RawSession::initialized(&[
+        "--mode",
+        "both",
+        "--require-approval",
+        "always",
+        "--",
+        "node",
+        "-e",
+        SERVER,
+    ])
+    .await;
+    let reply = session
+        .call(
+            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "delete_all", "arguments": {}}}),
+        )
+        .await;
+    let result = &reply["result"];
+    assert_eq!(result["isError"], true, "{reply}");
+    assert!(
+        result.get("structuredContent").is_none(),
+        "a refusal with a structured value that breaks the output schema: {reply}"
+    );
+    assert!(text_of(result).contains("needs approval"), "{reply}");
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect()
+}
