@@ -281,3 +281,47 @@ fn text_of(result: &Value) -> String {
         .filter_map(|block| block["text"].as_str())
         .collect()
 }
+
+/// An upstream's stderr is untrusted input too: a 20 MB line is logged cut
+/// (never held whole), invalid UTF-8 does not stop the reading (which would
+/// leave the upstream blocked on a full pipe), and a flood of lines is
+/// logged at a capped rate with a count of what was dropped.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upstreams_stderr_is_read_bounded_and_logged_at_a_capped_rate() {
+    const SERVER: &str = r#"
+process.stderr.write('L'.repeat(20e6) + '\n');
+process.stderr.write(Buffer.from([0xff, 0xfe, 0x0a]));
+for (let i = 0; i < 50000; i++) process.stderr.write(`noise ${i} ${'n'.repeat(40)}\n`);
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: {} }, serverInfo: { name: 'noisy', version: '1' } } });
+  else if (m.method === 'tools/list') send({ id: m.id, result: { tools: [] } });
+  else send({ id: m.id, error: { code: -32601, message: 'no' } });
+});
+"#;
+    let mut session = super::RawSession::initialized(&["--", "node", "-e", SERVER]).await;
+    let listed = session
+        .call(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    super::eventually("the rate cap's count of dropped lines", || {
+        session
+            .stderr()
+            .contains("lines of its stderr were not logged")
+    })
+    .await;
+    let stderr = session.stderr();
+    assert!(
+        stderr.contains("a line of 20000000 bytes, cut"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(
+        stderr.len() < 1 << 20,
+        "coderun logged {} bytes",
+        stderr.len()
+    );
+}
