@@ -219,3 +219,34 @@ fn no_cache_compiles_in_the_process_and_writes_nothing() {
     run_with_cache(cache.path(), &["--no-cache"]);
     assert!(cached_files(cache.path()).is_empty());
 }
+
+/// A flood of empty console lines prints no more JSON than the log cap
+/// allows: a line costs its bytes plus its framing, so 100,000 empty lines
+/// under `--max-log-bytes 4096` print about a hundred entries, not
+/// 100,000.
+#[test]
+fn a_flood_of_empty_lines_prints_within_the_log_cap() {
+    let mut child = coderun()
+        .args(["run", "-", "--max-log-bytes", "4096", "--no-demo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"for (let i = 0; i < 100000; i++) console.log(); return 'done'")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let result = json_of(&output);
+    assert_eq!(result["value"], "done");
+    let logs = serde_json::to_string(&result["logs"]).unwrap();
+    assert!(
+        logs.len() <= 4096 + 512,
+        "{} bytes of logs printed",
+        logs.len()
+    );
+    assert!(logs.contains("max_log_bytes"), "{logs}");
+}
