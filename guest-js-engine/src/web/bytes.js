@@ -140,21 +140,7 @@
       dict.autoAllocateChunkSize);
   }
 
-  function callPullIfNeeded(c) {
-    if (!shouldCallPull(c)) return;
-    if (c.pulling) {
-      c.pullAgain = true;
-      return;
-    }
-    c.pulling = true;
-    react(c.pullAlgorithm(c.public), () => {
-      c.pulling = false;
-      if (c.pullAgain) {
-        c.pullAgain = false;
-        callPullIfNeeded(c);
-      }
-    }, (error) => controllerError(c, error));
-  }
+  const callPullIfNeeded = r.puller(shouldCallPull, controllerError);
 
   function shouldCallPull(c) {
     const stream = c.stream;

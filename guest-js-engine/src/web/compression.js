@@ -7,7 +7,7 @@
 (function (host) {
   'use strict';
   const { argumentsRequired, brand } = host.idl;
-  const { createTransformStream, enqueue } = host.transform.internals;
+  const { createTransformStream, enqueue, exposeSides } = host.transform.internals;
   const { bytesOf } = host.encoding;
   const { codecOpen, codecPush, codecPull, codecClose } = host.natives;
   const TypeErrorCtor = TypeError;
@@ -96,6 +96,9 @@
     return stream;
   }
 
+  let compressionStreamOf;
+  let decompressionStreamOf;
+
   class CompressionStream {
     #t;
 
@@ -104,14 +107,11 @@
       this.#t = codecStream(format, false, 'CompressionStream');
     }
 
-    get readable() {
-      if (typeof this !== 'object' || this === null || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.readable.public;
-    }
-
-    get writable() {
-      if (typeof this !== 'object' || this === null || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.writable.public;
+    static {
+      compressionStreamOf = (value) => {
+        if (typeof value !== 'object' || value === null || !(#t in value)) throw new TypeErrorCtor('Illegal invocation');
+        return value.#t;
+      };
     }
   }
 
@@ -123,16 +123,16 @@
       this.#t = codecStream(format, true, 'DecompressionStream');
     }
 
-    get readable() {
-      if (typeof this !== 'object' || this === null || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.readable.public;
-    }
-
-    get writable() {
-      if (typeof this !== 'object' || this === null || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.writable.public;
+    static {
+      decompressionStreamOf = (value) => {
+        if (typeof value !== 'object' || value === null || !(#t in value)) throw new TypeErrorCtor('Illegal invocation');
+        return value.#t;
+      };
     }
   }
+
+  exposeSides(CompressionStream, compressionStreamOf);
+  exposeSides(DecompressionStream, decompressionStreamOf);
 
   return {
     CompressionStream: brand(CompressionStream, 'CompressionStream'),

@@ -182,21 +182,29 @@
     };
   }
 
-  function callPullIfNeeded(c) {
-    if (!shouldCallPull(c)) return;
-    if (c.pulling) {
-      c.pullAgain = true;
-      return;
-    }
-    c.pulling = true;
-    react(c.pullAlgorithm(c.public), () => {
-      c.pulling = false;
-      if (c.pullAgain) {
-        c.pullAgain = false;
-        callPullIfNeeded(c);
+  // The standard's CallPullIfNeeded, for a kind of controller that says
+  // with `shouldCallPull` whether to pull and errors its stream with `fail`
+  // (byte streams make theirs with it too).
+  function puller(shouldCall, fail) {
+    const callPullIfNeeded = (c) => {
+      if (!shouldCall(c)) return;
+      if (c.pulling) {
+        c.pullAgain = true;
+        return;
       }
-    }, (error) => defaultControllerError(c, error));
+      c.pulling = true;
+      react(c.pullAlgorithm(c.public), () => {
+        c.pulling = false;
+        if (c.pullAgain) {
+          c.pullAgain = false;
+          callPullIfNeeded(c);
+        }
+      }, (error) => fail(c, error));
+    };
+    return callPullIfNeeded;
   }
+
+  const callPullIfNeeded = puller(shouldCallPull, defaultControllerError);
 
   function shouldCallPull(c) {
     const stream = c.stream;
@@ -793,7 +801,7 @@
       cancelStream, closeStream, errorStream, fulfillReadRequest, numReadRequests, hasDefaultReader,
       readerInitialize, readerCancel, readerRelease, defaultReaderRead, defaultReaderRelease, acquireDefaultReader,
       readerOf, errorReadRequests, defaultControllerClose, defaultControllerEnqueue, defaultControllerError,
-      desiredSize, hasBackpressure, canCloseOrEnqueue, sourceAlgorithms, newStreamRecord,
+      desiredSize, hasBackpressure, canCloseOrEnqueue, sourceAlgorithms, newStreamRecord, puller,
     },
   };
 })

@@ -313,7 +313,26 @@
     get writable() { return streamOf(this).writable.public; }
   }
 
+  // ---- the platform's transform streams --------------------------------------
+
+  // Gives `Class` the `readable` and `writable` attributes of the transform
+  // stream `streamOf(instance)` holds (which throws for a non-instance), as
+  // TransformStream has them: the GenericTransformStream mixin.
+  function exposeSides(Class, streamOf) {
+    const sides = {
+      get readable() { return streamOf(this).readable.public; },
+      get writable() { return streamOf(this).writable.public; },
+    };
+    for (const key of ['readable', 'writable']) {
+      const { get } = Object.getOwnPropertyDescriptor(sides, key);
+      Object.defineProperty(Class.prototype, key, { get, enumerable: true, configurable: true });
+    }
+  }
+
   // ---- TextEncoderStream and TextDecoderStream --------------------------------
+
+  let encoderStreamOf;
+  let decoderStreamOf;
 
   // Holds a transform stream in `#t`; `readable` and `writable` are its.
   class TextEncoderStream {
@@ -354,14 +373,11 @@
       return 'utf-8';
     }
 
-    get readable() {
-      if (!isObject(this) || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.readable.public;
-    }
-
-    get writable() {
-      if (!isObject(this) || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.writable.public;
+    static {
+      encoderStreamOf = (value) => {
+        if (!isObject(value) || !(#t in value)) throw new TypeErrorCtor('Illegal invocation');
+        return value.#t;
+      };
     }
   }
 
@@ -406,22 +422,22 @@
       return decoderIgnoreBOM(this.#decoder);
     }
 
-    get readable() {
-      if (!isObject(this) || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.readable.public;
-    }
-
-    get writable() {
-      if (!isObject(this) || !(#t in this)) throw new TypeErrorCtor('Illegal invocation');
-      return this.#t.writable.public;
+    static {
+      decoderStreamOf = (value) => {
+        if (!isObject(value) || !(#t in value)) throw new TypeErrorCtor('Illegal invocation');
+        return value.#t;
+      };
     }
   }
+
+  exposeSides(TextEncoderStream, encoderStreamOf);
+  exposeSides(TextDecoderStream, decoderStreamOf);
 
   return {
     TransformStream: brand(TransformStream, 'TransformStream'),
     TransformStreamDefaultController: brand(TransformStreamDefaultController, 'TransformStreamDefaultController'),
     TextEncoderStream: brand(TextEncoderStream, 'TextEncoderStream'),
     TextDecoderStream: brand(TextDecoderStream, 'TextDecoderStream'),
-    internals: { createTransformStream, enqueue, error, terminate },
+    internals: { createTransformStream, enqueue, error, terminate, exposeSides },
   };
 })
