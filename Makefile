@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: wpt toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
+.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -154,6 +154,15 @@ soak:
 wpt:
 	@test -n "$$CODERUN_WPT_DIR" || { echo "set CODERUN_WPT_DIR to a checkout of web-platform-tests"; exit 2; }
 	CODERUN_WPT_WRITE=1 $(CARGO) test --locked --release --test wpt
+
+## intl-data: regenerate Intl's English tables (guest-js-engine/src/web/
+## intl_data.rs) and the Intl cases recorded from Node
+## (tests/runtime/fixtures/intl-node.json) from the ICU that Node.js
+## carries; then `make guest` to rebuild the guest with them.
+intl-data:
+	$(CARGO) fetch --locked --manifest-path guest-js-engine/Cargo.toml
+	node tools/intl-data/generate.mjs
+	TZ=UTC node tools/intl-data/cases.mjs
 
 ## bless: regenerate the golden TypeScript of the schema tests.
 bless:
