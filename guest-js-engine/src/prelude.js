@@ -187,6 +187,9 @@
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',
     'PerformanceObserver', 'PerformanceObserverEntryList']);
+  wire('intl', ['Intl']);
+  wire('intldate', []);
+  wire('intltext', []);
   const { inspect, quote, errorText, RETURNED, custom } = host.inspect;
   const { format } = host.format;
   defineProperty(globalThis, 'self', { value: globalThis, writable: true, configurable: true, enumerable: false });

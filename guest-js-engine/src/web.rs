@@ -15,6 +15,9 @@
 mod compression;
 mod crypto;
 mod encoding;
+mod intl;
+#[rustfmt::skip]
+mod intl_data;
 mod url;
 
 use rquickjs::context::EvalOptions;
@@ -47,6 +50,9 @@ const MODULES: &[(&str, &str)] = &[
     ("compression", include_str!("web/compression.js")),
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),
+    ("intl", include_str!("web/intl.js")),
+    ("intldate", include_str!("web/intldate.js")),
+    ("intltext", include_str!("web/intltext.js")),
 ];
 
 /// Every module evaluated (not yet called), by name: what the prelude
@@ -88,6 +94,31 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     )?;
     add("digest", Function::new(ctx.clone(), crypto::digest)?)?;
     add("hmac", Function::new(ctx.clone(), crypto::hmac)?)?;
+    add(
+        "numberFormat",
+        Function::new(ctx.clone(), intl::number_format)?,
+    )?;
+    add(
+        "pluralSelect",
+        Function::new(ctx.clone(), intl::plural_select)?,
+    )?;
+    add(
+        "pluralCategories",
+        Function::new(ctx.clone(), intl::plural_categories)?,
+    )?;
+    add("listFormat", Function::new(ctx.clone(), intl::list_format)?)?;
+    add("collate", Function::new(ctx.clone(), intl::collate)?)?;
+    add("segment", Function::new(ctx.clone(), intl::segment)?)?;
+    add(
+        "canonicalLocale",
+        Function::new(ctx.clone(), intl::canonical_locale)?,
+    )?;
+    add("intlPattern", Function::new(ctx.clone(), intl::pattern)?)?;
+    add("timeZone", Function::new(ctx.clone(), intl::time_zone)?)?;
+    add(
+        "timeZoneOffset",
+        Function::new(ctx.clone(), intl::time_zone_offset)?,
+    )?;
     add("promiseState", Function::new(ctx.clone(), promise_state)?)?;
     add(
         "inspectPlain",

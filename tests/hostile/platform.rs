@@ -1,7 +1,7 @@
 //! The web platform's surface, attacked: huge inputs to the natives behind
-//! it (URL, TextDecoder, the codecs), deep or cyclic clones, queues that
-//! never drain, output the console must cap, and the error path that names
-//! a callee.
+//! it (URL, TextDecoder, the codecs, Intl), deep or cyclic clones, queues
+//! that never drain, output the console must cap, and the error path that
+//! names a callee.
 
 use super::{Case, Kind, case};
 
@@ -84,5 +84,29 @@ pub(super) fn surface(cases: &mut Vec<Case>) {
         "const r = new Response('x'); await r.text(); try { await r.text() } catch (e) { return e.constructor.name }",
         Ok,
         "TypeError",
+    ));
+    cases.push(case(
+        "platform: Intl with invalid locales and options",
+        "const out = []; for (const f of [() => new Intl.NumberFormat('\\ud800'), () => new Intl.DateTimeFormat('en', { timeZone: '\\u0000'.repeat(1e6) }), () => new Intl.Collator('en', { sensitivity: 'x'.repeat(1e6) }), () => Intl.getCanonicalLocales({ length: 2 ** 53 - 1, 0: 5 })]) { try { f(); out.push('none') } catch (e) { out.push(e.name) } } return out.join()",
+        Ok,
+        "RangeError,RangeError,RangeError,TypeError",
+    ));
+    cases.push(case(
+        "platform: Intl formatting a million digits",
+        "const f = new Intl.NumberFormat('en'); let big; try { big = BigInt('9'.repeat(5000)).toLocaleString() } catch (e) { big = e.name } return [big, f.format('9'.repeat(1e6))].join()",
+        Ok,
+        "RangeError,∞",
+    ));
+    cases.push(case(
+        "platform: Intl segmenting and collating megabytes",
+        "const text = 'ab, cd. \\ud800\\u0000 '.repeat(2e4); const words = [...new Intl.Segmenter('en', { granularity: 'word' }).segment(text)].length; return [words, text.localeCompare(text + 'x')].join()",
+        Ok,
+        ",-1",
+    ));
+    cases.push(case(
+        "platform: a list of 100,000 strings to ListFormat",
+        "return new Intl.ListFormat('en').format(Array.from({ length: 1e5 }, () => 'x')).length",
+        Ok,
+        "300002",
     ));
 }

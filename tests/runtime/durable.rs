@@ -23,11 +23,12 @@ const NONDETERMINISTIC: &str = "
     const randoms = [Math.random(), Math.random()];
     const uuid = crypto.randomUUID();
     const bytes = Array.from(crypto.getRandomValues(new Uint8Array(8)));
+    const local = new Date().toLocaleString('en-US', { timeZone: 'America/New_York', timeZoneName: 'short' });
     await new Promise((r) => setTimeout(r, 1500));
     const order = [];
     await Promise.all([3, 1, 2].map(async (n) => { await tools.slow({ n }); order.push(n); }));
     console.log('after', Date.now() - start, 'ms');
-    return { start, stamp, perf, randoms, uuid, bytes, order, elapsed: Date.now() - start };
+    return { start, stamp, local, perf, randoms, uuid, bytes, order, elapsed: Date.now() - start };
 ";
 
 /// `tools.slow({n})` settles after `n` × a random few milliseconds, so
@@ -60,6 +61,7 @@ async fn deterministic_runs_are_identical_and_the_seed_decides_the_randomness() 
     let value = first.value.clone().expect("a value");
     assert_eq!(value["start"], json!(EPOCH_MS));
     assert_eq!(value["stamp"], json!("2025-06-15T15:06:40.000Z"));
+    assert_eq!(value["local"], json!("6/15/2025, 11:06:40 AM EDT"));
     assert_eq!(
         value["order"],
         json!([3, 1, 2]),

@@ -14,6 +14,7 @@ mod console;
 mod durable;
 mod fetch;
 mod hostile;
+mod intl;
 mod isolation;
 mod lifecycle;
 mod render;
