@@ -64,3 +64,45 @@ async fn dates_come_back_as_iso_strings() {
         Some(json!({"at": "2024-01-02T03:04:05.000Z"}))
     );
 }
+
+/// Every returned number is the double the program held, to the last bit
+/// (the JSON is read back exactly), and its display is the text
+/// `String(n)` gives: the renderer's short path for fractions with few
+/// digits and Ryū for the rest agree with QuickJS's own Number::toString.
+#[tokio::test]
+async fn returned_numbers_keep_every_bit_and_print_as_string_does() {
+    let result = run("
+        let seed = 7;
+        const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+        const nums = [0.1, 0.2, 0.1 + 0.2, 1.005, 2.675, 1e-6, 1.5e-6, 5e-7, 999999999.999999, 1e9 + 0.5,
+          -1234.5678, 1 / 3, 28.848910331726074, 4.5700287818908695e-8, 67251431941.986084, 123456.789];
+        for (let i = 0; i < 4000; i++) {
+          const fraction = Math.floor(random() * 8);
+          const v = Math.round(random() * 10 ** Math.floor(random() * 10)) / 10 ** fraction;
+          nums.push((random() < 0.5 ? -v : v) || 0, random() * 10 ** (Math.floor(random() * 20) - 8));
+        }
+        return { nums, texts: nums.map(String) };
+    ")
+    .await;
+    assert_ok(&result);
+    let value = result.value.expect("a value");
+    let nums = value["nums"].as_array().expect("numbers");
+    let texts = value["texts"].as_array().expect("texts");
+    assert_eq!(nums.len(), texts.len());
+    for (n, text) in nums.iter().zip(texts) {
+        let text = text.as_str().expect("a text");
+        let expected: f64 = text.parse().expect("a number");
+        assert_eq!(n.as_f64(), Some(expected), "{text} came back as {n}");
+    }
+    // The display lists the same texts (the list has no -0, which only
+    // the display writes as such).
+    let display = result.value_display.expect("a display");
+    let start = display.find("nums: [").expect("the numbers") + "nums: [".len();
+    let end = start + display[start..].find(']').expect("their end");
+    let shown: Vec<&str> = display[start..end]
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|token| !token.is_empty())
+        .collect();
+    let expected: Vec<&str> = texts.iter().filter_map(|t| t.as_str()).collect();
+    assert_eq!(shown, expected);
+}
