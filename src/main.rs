@@ -454,6 +454,9 @@ async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
                 allowed_origins: http.allowed_origins().to_vec(),
                 auth_token,
                 max_body_bytes: limits.max_message_bytes(),
+                max_connections: http.max_connections(),
+                header_timeout: http.header_timeout(),
+                body_timeout: http.body_timeout(),
             };
             Transport::Http(options.bind().await?)
         }

@@ -9,7 +9,8 @@
 //!     "github": {"command": "github-mcp", "requireApproval": "destructive"}
 //!   },
 //!   "limits": {"wallClockSeconds": 60, "callTimeoutSeconds": 45, "maxMessageBytes": 1048576},
-//!   "http": {"allowedOrigins": ["https://app.example.com"], "authTokenEnv": "CODERUN_TOKEN"}
+//!   "http": {"allowedOrigins": ["https://app.example.com"], "authTokenEnv": "CODERUN_TOKEN",
+//!            "maxConnections": 256, "headerTimeoutSecs": 10, "bodyTimeoutSecs": 30}
 //! }
 //! ```
 

@@ -17,9 +17,13 @@
 //!    `http.allowedOrigins`, else 403. A request without `Origin` (not from
 //!    a browser) passes.
 //! 4. **Body size** (rmcp): a POST body over the message cap gets 413.
+//!
+//! What keeps slow and idle clients from holding it (a connection cap,
+//! header and body deadlines) is in `front_door.rs`.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -31,6 +35,7 @@ use subtle::ConstantTimeEq as _;
 
 use super::ServeError;
 use super::config::LOOPBACK_ORIGINS;
+use super::front_door::{BodyLimits, Limits, read_body_in_time};
 use super::server::CodeModeServer;
 use super::shutdown::Shutdown;
 
@@ -216,6 +221,12 @@ pub struct HttpOptions {
     pub auth_token: Option<AuthToken>,
     /// The cap on a request body, in bytes.
     pub max_body_bytes: usize,
+    /// The most connections served at once.
+    pub max_connections: usize,
+    /// The time a client has to send a request's headers.
+    pub header_timeout: Duration,
+    /// The time a client has to send a request's body.
+    pub body_timeout: Duration,
 }
 
 impl HttpOptions {
@@ -281,7 +292,15 @@ pub async fn serve_http(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let mut router = axum::Router::new().nest_service("/mcp", service);
+    let mut router = axum::Router::new().nest_service("/mcp", service).layer(
+        axum::middleware::from_fn_with_state(
+            BodyLimits {
+                timeout: options.body_timeout,
+                max_bytes: options.max_body_bytes,
+            },
+            read_body_in_time,
+        ),
+    );
     if let Some(token) = options.auth_token {
         router = router.layer(axum::middleware::from_fn_with_state(
             Arc::new(token),
@@ -295,18 +314,16 @@ pub async fn serve_http(
             "coderun mcp: serving streamable HTTP at http://{local}/mcp"
         );
     }
-    let stopping = shutdown.clone();
-    let serving = axum::serve(listener, router)
-        .with_graceful_shutdown(async move { stopping.requested().await });
-    tokio::select! {
-        served = serving => served.map_err(|error| ServeError::Transport {
-            transport: "HTTP",
-            message: error.to_string(),
-        })?,
-        () = shutdown.passed_deadline() => {
-            tracing::info!("HTTP requests still open at the shutdown deadline are dropped");
-        }
-    }
+    super::front_door::serve(
+        listener,
+        router,
+        Limits {
+            max_connections: options.max_connections,
+            header_timeout: options.header_timeout,
+        },
+        shutdown,
+    )
+    .await;
     Ok(())
 }
 

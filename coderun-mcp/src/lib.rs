@@ -35,6 +35,7 @@
 
 pub mod config;
 mod error;
+mod front_door;
 pub mod http;
 mod jsonrpc;
 pub mod process_group;

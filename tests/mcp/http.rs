@@ -1,5 +1,6 @@
 //! Streamable HTTP: the round trip, where it listens, and what guards it
-//! (Origin, bearer token, body size), driven by rmcp's client and by raw
+//! (Origin, bearer token, body size, slow and idle clients), driven by
+//! rmcp's client and by raw
 //! HTTP requests where the status code is what is tested.
 
 use std::process::Stdio;
@@ -330,4 +331,106 @@ async fn sigterm_mid_call_stops_the_http_server_and_the_upstream_group_within_a_
     })
     .await;
     call.abort();
+}
+
+/// 2,000 idle connections, a slowloris client and a client that trickles
+/// its body do not lock a real client out: past `http.maxConnections`, a
+/// new connection displaces one that never sent a request; hyper closes a
+/// connection whose headers do not arrive in time; a body that does not
+/// arrive in time gets 408. The process stays well below its file
+/// descriptor limit throughout.
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_and_slow_clients_do_not_lock_out_a_real_one() {
+    use tokio::io::AsyncReadExt as _;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let workspace = Workspace::new();
+    let mut config = workspace.stubborn_fixture_config();
+    config["mcpServers"]["fixture"]["env"] = json!({"FIXTURE_EVENTS": workspace.events_file()});
+    config["http"] = json!({"maxConnections": 64, "headerTimeoutSecs": 2, "bodyTimeoutSecs": 2});
+    let path = workspace.write_config(&config);
+    let server = HttpServer::start("0", &["--config", &path.display().to_string()], &[]).await;
+    let pid = server.child.id().expect("coderun mcp is running");
+    let open_fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
+    let baseline = open_fds();
+
+    let mut idle = Vec::new();
+    for _ in 0..2000 {
+        if let Ok(stream) = tokio::net::TcpStream::connect(&server.addr).await {
+            idle.push(stream);
+        }
+    }
+    assert!(idle.len() > 1900, "only {} connections opened", idle.len());
+    let addr = server.addr.clone();
+    let slowloris = tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let mut stream = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
+        let _ = stream.write_all(b"POST /mcp HTTP/1.1\r\n").await;
+        for i in 0..60 {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            if stream
+                .write_all(format!("X-Slow-{i}: 1\r\n").as_bytes())
+                .await
+                .is_err()
+            {
+                return started.elapsed();
+            }
+        }
+        started.elapsed()
+    });
+    let addr = server.addr.clone();
+    let trickle = tokio::spawn(async move {
+        let mut stream = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{"
+        );
+        stream.write_all(head.as_bytes()).await.expect("the head");
+        let mut response = Vec::new();
+        for _ in 0..40 {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            let _ = stream.write_all(b" ").await;
+            let mut buffer = [0u8; 1024];
+            if let Ok(Ok(read)) =
+                tokio::time::timeout(Duration::from_millis(10), stream.read(&mut buffer)).await
+            {
+                response.extend_from_slice(&buffer[..read]);
+                if read == 0 || response.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
+        }
+        String::from_utf8_lossy(&response).into_owned()
+    });
+
+    // The real client, while the idle sockets and the slow ones are open.
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_uri(server.url()))
+        .await
+        .expect("a real client connects past 2,000 idle connections");
+    let tools = client.peer().list_all_tools().await.expect("tools/list");
+    assert!(!tools.is_empty());
+    let result = run_code(&client, "return 6 * 7").await;
+    assert!(text(&result).contains("42"), "{result:?}");
+    assert!(
+        open_fds() <= baseline + 64 + 70,
+        "{} descriptors open with the cap at 64 (baseline {baseline})",
+        open_fds()
+    );
+
+    let slow_for = slowloris.await.expect("the slowloris task");
+    assert!(
+        slow_for < Duration::from_secs(10),
+        "a slowloris client kept its connection for {slow_for:?}"
+    );
+    let answer = trickle.await.expect("the trickle task");
+    assert!(
+        answer.starts_with("HTTP/1.1 408"),
+        "a trickled body got {answer:?}"
+    );
+    drop(idle);
+    client.cancel().await.expect("close");
 }

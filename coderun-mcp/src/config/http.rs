@@ -1,8 +1,25 @@
 //! The `http` section of the configuration: the settings of `coderun mcp
 //! --listen` (the browser origins it accepts, the variable holding its
-//! bearer token), and the validation of the flags that extend them.
+//! bearer token, what it gives slow and idle clients), and the validation
+//! of the flags that extend them.
+
+use std::time::Duration;
 
 use serde::Deserialize;
+
+/// Connections served at once unless `http.maxConnections` says otherwise.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// The time a client has to send a request's headers (and, on an idle
+/// keep-alive connection, to start the next request) unless
+/// `http.headerTimeoutSecs` says otherwise.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The time a client has to send a request's body unless
+/// `http.bodyTimeoutSecs` says otherwise.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most `http.maxConnections` may be.
+const MAX_CONNECTIONS_CAP: u64 = 100_000;
+/// The longest either timeout may be, in seconds.
+const MAX_TIMEOUT_SECS: f64 = 3600.0;
 
 /// The browser origins `coderun mcp --listen` accepts without
 /// `--allow-origin`: pages served from this machine, on any port.
@@ -16,15 +33,50 @@ pub const LOOPBACK_ORIGINS: [&str; 6] = [
 ];
 
 /// The settings of the streamable HTTP server, validated: the browser
-/// origins it accepts beyond [`LOOPBACK_ORIGINS`], and the environment
-/// variable holding the bearer token clients must send.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// origins it accepts beyond [`LOOPBACK_ORIGINS`], the environment
+/// variable holding the bearer token clients must send, and the cap on
+/// connections and the time clients have to send a request.
+#[derive(Debug, Clone, PartialEq)]
 pub struct HttpConfig {
     allowed_origins: Vec<String>,
     auth_token_env: Option<String>,
+    max_connections: usize,
+    header_timeout: Duration,
+    body_timeout: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            allowed_origins: Vec::new(),
+            auth_token_env: None,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+        }
+    }
 }
 
 impl HttpConfig {
+    /// The most connections served at once; past it, a new connection is
+    /// answered 503 and closed.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// The time a client has to send a request's headers, or to start its
+    /// next request on a kept-alive connection; then the connection is
+    /// closed.
+    pub fn header_timeout(&self) -> Duration {
+        self.header_timeout
+    }
+
+    /// The time a client has to send a request's body, from its headers;
+    /// then it gets 408.
+    pub fn body_timeout(&self) -> Duration {
+        self.body_timeout
+    }
+
     /// The origins accepted besides the loopback ones, normalised (an
     /// origin without a port names its scheme's default port).
     pub fn allowed_origins(&self) -> &[String] {
@@ -135,6 +187,20 @@ pub(super) struct RawHttp {
     #[serde(default)]
     allowed_origins: Vec<String>,
     auth_token_env: Option<String>,
+    max_connections: Option<u64>,
+    header_timeout_secs: Option<f64>,
+    body_timeout_secs: Option<f64>,
+}
+
+/// A timeout in seconds under `key`: more than 0, at most an hour.
+fn timeout(key: &str, secs: Option<f64>, default: Duration) -> Result<Duration, String> {
+    match secs {
+        None => Ok(default),
+        Some(secs) if secs > 0.0 && secs <= MAX_TIMEOUT_SECS => Ok(Duration::from_secs_f64(secs)),
+        Some(secs) => Err(format!(
+            "{key} takes seconds, more than 0 and at most {MAX_TIMEOUT_SECS} (got {secs})"
+        )),
+    }
 }
 
 impl HttpConfig {
@@ -151,9 +217,29 @@ impl HttpConfig {
             .auth_token_env
             .map(|name| env_name("http.authTokenEnv", &name))
             .transpose()?;
+        let max_connections = match raw.max_connections {
+            None => DEFAULT_MAX_CONNECTIONS,
+            Some(n) if (1..=MAX_CONNECTIONS_CAP).contains(&n) => n as usize,
+            Some(n) => {
+                return Err(format!(
+                    "http.maxConnections takes a number from 1 to {MAX_CONNECTIONS_CAP} (got {n})"
+                ));
+            }
+        };
         Ok(HttpConfig {
             allowed_origins,
             auth_token_env,
+            max_connections,
+            header_timeout: timeout(
+                "http.headerTimeoutSecs",
+                raw.header_timeout_secs,
+                DEFAULT_HEADER_TIMEOUT,
+            )?,
+            body_timeout: timeout(
+                "http.bodyTimeoutSecs",
+                raw.body_timeout_secs,
+                DEFAULT_BODY_TIMEOUT,
+            )?,
         })
     }
 }
@@ -161,6 +247,44 @@ impl HttpConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_front_door_limits_have_defaults_and_bounds() {
+        let config = HttpConfig::from_raw(RawHttp::default()).expect("defaults");
+        assert_eq!(config.max_connections(), DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(config.header_timeout(), DEFAULT_HEADER_TIMEOUT);
+        assert_eq!(config.body_timeout(), DEFAULT_BODY_TIMEOUT);
+        assert_eq!(config, HttpConfig::default());
+        let raw = |connections, header, body| RawHttp {
+            max_connections: connections,
+            header_timeout_secs: header,
+            body_timeout_secs: body,
+            ..RawHttp::default()
+        };
+        let set = HttpConfig::from_raw(raw(Some(10), Some(0.5), Some(2.0))).expect("valid");
+        assert_eq!(set.max_connections(), 10);
+        assert_eq!(set.header_timeout(), Duration::from_millis(500));
+        assert_eq!(set.body_timeout(), Duration::from_secs(2));
+        for (bad, needle) in [
+            (
+                raw(Some(0), None, None),
+                "http.maxConnections takes a number",
+            ),
+            (raw(Some(1 << 40), None, None), "http.maxConnections"),
+            (
+                raw(None, Some(0.0), None),
+                "http.headerTimeoutSecs takes seconds",
+            ),
+            (
+                raw(None, None, Some(f64::NAN)),
+                "http.bodyTimeoutSecs takes seconds",
+            ),
+            (raw(None, Some(1e9), None), "at most 3600"),
+        ] {
+            let error = HttpConfig::from_raw(bad).expect_err(needle);
+            assert!(error.contains(needle), "{error}");
+        }
+    }
 
     #[test]
     fn origins_are_normalised_or_refused_naming_the_key() {
