@@ -162,6 +162,13 @@ struct RuntimeFlags {
     /// write nothing there.
     #[arg(long)]
     no_cache: bool,
+    /// The environment variable holding the key continuations are signed
+    /// with (HMAC-SHA256; its value, at least 32 bytes, random): an
+    /// interrupted run's continuation is signed with an expiry, and resuming
+    /// refuses one that is unsigned, altered or expired. Give every process
+    /// that resumes the same key.
+    #[arg(long, value_name = "NAME")]
+    continuation_key_env: Option<String>,
 }
 
 impl RuntimeFlags {
@@ -187,9 +194,33 @@ impl RuntimeFlags {
     fn runtime_config(&self, base: &mcp::Limits) -> anyhow::Result<RuntimeConfig> {
         let mut config = base.overridden_by(&self.limits()?).runtime_config();
         config.compile_cache_dir(if self.no_cache { None } else { cache_dir() });
+        if let Some(name) = &self.continuation_key_env {
+            config.continuation_key(Some(continuation_key(name)?));
+        }
         Ok(config)
     }
 }
+
+/// The signing key in the environment variable `name` (its bytes as they
+/// are), which must be set and at least 32 bytes long.
+fn continuation_key(name: &str) -> anyhow::Result<coderun::runtime::SigningKey> {
+    use std::os::unix::ffi::OsStringExt as _;
+    let value = std::env::var_os(name).with_context(|| {
+        format!("--continuation-key-env names the environment variable {name}, which is not set")
+    })?;
+    let bytes = value.into_vec();
+    if bytes.len() < MIN_KEY_BYTES {
+        bail!(
+            "--continuation-key-env names the environment variable {name}, whose value has {} \
+             bytes; a signing key needs at least {MIN_KEY_BYTES} (random)",
+            bytes.len()
+        );
+    }
+    Ok(coderun::runtime::SigningKey::new(bytes))
+}
+
+/// The shortest continuation signing key accepted.
+const MIN_KEY_BYTES: usize = 32;
 
 /// The per-user cache directory for the compiled guest: `$XDG_CACHE_HOME`
 /// or `~/.cache`, then `coderun`; none if neither is known.

@@ -222,3 +222,70 @@ fn a_record_that_cannot_be_written_is_never_lost() {
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("it is in the output above"));
 }
+
+/// `--continuation-key-env` signs a paused run's continuation; resuming
+/// with the key accepts it as written and refuses it altered or under
+/// another key; a key too short or missing is a usage error.
+#[test]
+fn a_signed_continuation_resumes_only_as_signed() {
+    const KEY: &str = "CODERUN_TEST_CONTINUATION_KEY";
+    let dir = tempfile::tempdir().unwrap();
+    let program = write(dir.path(), "confirm.ts", CONFIRMED);
+    let paused = dir.path().join("paused.json").display().to_string();
+    let with_key = |key: &str, args: &[&str]| {
+        let output = coderun()
+            .args(args)
+            .args(["--continuation-key-env", KEY])
+            .env(KEY, key)
+            .output()
+            .expect("coderun runs");
+        (output.status.code(), output)
+    };
+    let key = "k3y-".repeat(10);
+    let (code, output) = with_key(&key, &["run", &program, "--record", &paused]);
+    assert_eq!(code, Some(3), "{}", String::from_utf8_lossy(&output.stdout));
+    let written = std::fs::read_to_string(&paused).expect("the continuation");
+    let signed: Value = serde_json::from_str(&written).expect("JSON");
+    assert!(
+        signed["signature"].as_str().is_some_and(|s| s.len() == 64),
+        "{signed}"
+    );
+
+    let (code, output) = with_key(&key, &["resume", &paused, "--answer", "\"yes\""]);
+    assert_eq!(code, Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(json_of(&output)["value"], "answered yes: 4");
+
+    let altered = write(
+        dir.path(),
+        "altered.json",
+        &written.replace("delete 3 files?", "delete 9 files?"),
+    );
+    assert_ne!(altered, paused);
+    for (key, file) in [
+        (key.as_str(), altered.as_str()),
+        (&*"x".repeat(40), paused.as_str()),
+    ] {
+        let (code, output) = with_key(key, &["resume", file, "--answer", "\"yes\""]);
+        assert_eq!(code, Some(2), "{}", String::from_utf8_lossy(&output.stdout));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("signature"), "{stderr}");
+    }
+
+    let (code, output) = with_key("short", &["resume", &paused, "--answer", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("at least 32"));
+    let output = coderun()
+        .args([
+            "resume",
+            &paused,
+            "--answer",
+            "1",
+            "--continuation-key-env",
+            KEY,
+        ])
+        .env_remove(KEY)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("which is not set"));
+}

@@ -1,7 +1,7 @@
 //! Streamable HTTP: the round trip, where it listens, and what guards it
 //! (Origin, bearer token, body size, slow and idle clients), driven by
-//! rmcp's client and by raw
-//! HTTP requests where the status code is what is tested.
+//! rmcp's client and by raw HTTP requests where the status code is what is
+//! tested.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
