@@ -19,6 +19,8 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
+
+use super::owners::{Owners, session_of};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -65,6 +67,8 @@ struct Inner {
     trace: bool,
     /// Where each reporting call's tool calls are announced.
     progress: Arc<ProgressRoutes>,
+    /// The HTTP session each paused run belongs to.
+    owners: Owners,
 }
 
 impl std::fmt::Debug for CodeModeServer {
@@ -130,6 +134,7 @@ impl CodeModeServer {
                 approvals,
                 trace: gateway.traces(),
                 progress,
+                owners: Owners::default(),
             }),
         })
     }
@@ -149,6 +154,7 @@ impl CodeModeServer {
         cancelled: CancellationToken,
         asking: Asking<'_>,
         progress: Option<(ProgressToken, Peer<RoleServer>)>,
+        session: Option<&str>,
     ) -> ToolResult {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
@@ -157,7 +163,7 @@ impl CodeModeServer {
         let controller = AbortController::new();
         let signal = controller.signal();
         let work = async {
-            let result = self.dispatch(&id, request, signal.clone()).await;
+            let result = self.dispatch(&id, request, signal.clone(), session).await;
             match asking {
                 Asking::Request(peer) => self.ask_approvals(result, &id, peer, &signal).await,
                 Asking::Retry | Asking::No => result,
@@ -172,6 +178,9 @@ impl CodeModeServer {
                 execution.await
             }
         };
+        if let Some((paused, _)) = paused(&result) {
+            self.inner.owners.record(&paused, session);
+        }
         if self.inner.trace
             && let Some(trace) = &result.trace
         {
@@ -198,6 +207,7 @@ impl CodeModeServer {
         id: &str,
         request: CallToolRequestParams,
         signal: AbortSignal,
+        session: Option<&str>,
     ) -> ToolResult {
         let arguments = request
             .arguments
@@ -216,6 +226,9 @@ impl CodeModeServer {
                     "the client's answer had no \"{APPROVAL_INPUT}\" elicitation result"
                 )),
             };
+            if let Err(refusal) = self.inner.owners.claim(paused, session) {
+                return ToolResult::error(refusal);
+            }
             return self
                 .inner
                 .registry
@@ -223,14 +236,20 @@ impl CodeModeServer {
                 .await;
         }
         if self.inner.approvals && request.name == RESUME_CODE {
-            return self.resume(id, &arguments, signal).await;
+            return self.resume(id, &arguments, signal, session).await;
         }
         let call = ToolCall::new(id.to_owned(), request.name.to_string(), arguments);
         self.inner.registry.execute(call, signal).await
     }
 
     /// `resume_code`: the paused run `id` with the client's answer.
-    async fn resume(&self, call_id: &str, arguments: &Value, signal: AbortSignal) -> ToolResult {
+    async fn resume(
+        &self,
+        call_id: &str,
+        arguments: &Value,
+        signal: AbortSignal,
+        session: Option<&str>,
+    ) -> ToolResult {
         let (Some(id), Some(approve)) = (
             arguments.get("id").and_then(Value::as_str),
             arguments.get("approve").and_then(Value::as_bool),
@@ -249,6 +268,9 @@ impl CodeModeServer {
                 .unwrap_or("the user did not approve it");
             Approval::Reject(reason.to_owned())
         };
+        if let Err(refusal) = self.inner.owners.claim(id, session) {
+            return ToolResult::error(refusal);
+        }
         self.inner
             .registry
             .resume(call_id, id, approval, signal)
@@ -481,7 +503,13 @@ impl ServerHandler for CodeModeServer {
             .get_progress_token()
             .map(|token| (token, context.peer.clone()));
         let result = self
-            .execute(request, context.ct.clone(), asking, progress)
+            .execute(
+                request,
+                context.ct.clone(),
+                asking,
+                progress,
+                session_of(&context).as_deref(),
+            )
             .await;
         if let Asking::Retry = asking
             && let Some((id, question)) = paused(&result)

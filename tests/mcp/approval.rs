@@ -15,7 +15,7 @@ use rmcp::{ClientHandler, ErrorData};
 use super::*;
 
 /// Lists the root, then writes a file: the write needs approval.
-fn program(files: &Path) -> String {
+pub(super) fn program(files: &Path) -> String {
     format!(
         r#"const root = {root};
 const before = await tools.filesystem_list_directory({{ path: root }});

@@ -434,3 +434,67 @@ async fn idle_and_slow_clients_do_not_lock_out_a_real_one() {
     drop(idle);
     client.cancel().await.expect("close");
 }
+
+/// Over HTTP one server serves many sessions: a paused run resumes only in
+/// the session that started it, and another session's `resume_code` with
+/// its id is refused and writes nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paused_run_resumes_only_in_its_own_session() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let workspace = Workspace::new();
+    let mut config = workspace.npm_config();
+    config["mcpServers"]["filesystem"]["requireApproval"] = json!("destructive");
+    let path = workspace.write_config(&config);
+    let server = HttpServer::start("0", &["--config", &path.display().to_string()], &[]).await;
+    let connect = || async {
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .expect("connect over HTTP")
+    };
+    let (owner, other) = (connect().await, connect().await);
+    let call = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+                name: &str,
+                arguments: Value| {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object")
+        };
+        let peer = client.peer().clone();
+        let name = name.to_owned();
+        async move {
+            peer.call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
+                .await
+                .expect("tools/call")
+        }
+    };
+    let paused = call(
+        &owner,
+        "run_code",
+        json!({"code": super::approval::program(&workspace.files())}),
+    )
+    .await;
+    let id = paused.structured_content.as_ref().expect("structured")["paused"]["id"]
+        .as_str()
+        .expect("the paused run's id")
+        .to_owned();
+
+    let stolen = call(&other, "resume_code", json!({"id": id, "approve": true})).await;
+    assert_eq!(stolen.is_error, Some(true), "{}", text(&stolen));
+    assert!(
+        text(&stolen).contains("another session"),
+        "{}",
+        text(&stolen)
+    );
+    assert!(
+        !workspace.files().join("approved.txt").exists(),
+        "nothing written"
+    );
+
+    let done = call(&owner, "resume_code", json!({"id": id, "approve": true})).await;
+    assert_eq!(done.is_error, Some(false), "{}", text(&done));
+    assert_eq!(
+        done.structured_content.as_ref().expect("structured")["value"],
+        "written"
+    );
+    owner.cancel().await.expect("close");
+    other.cancel().await.expect("close");
+}
