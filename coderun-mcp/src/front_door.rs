@@ -189,7 +189,8 @@ fn refuse(
     refusals: &Arc<Semaphore>,
     cap: usize,
 ) {
-    tracing::info!(
+    // Debug, not info: a flood would write a line per connection.
+    tracing::debug!(
         "refusing an HTTP connection from {peer}: {cap} connections are open and serving, the cap"
     );
     let Ok(permit) = Arc::clone(refusals).try_acquire_owned() else {

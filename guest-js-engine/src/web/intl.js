@@ -84,7 +84,7 @@
     if (locales === undefined) return [];
     const seen = [];
     if (locales === null) throw new TypeErrorCtor('Cannot convert null to object');
-    const list = typeof locales === 'string' || isLocale(locales) ? [locales] : ObjectCtor(locales);
+    const list = typeof locales === 'string' ? [locales] : ObjectCtor(locales);
     const length = toLength(list.length);
     for (let k = 0; k < length; k++) {
       if (!(k in list)) continue;
@@ -92,16 +92,13 @@
       if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) {
         throw new TypeErrorCtor(`Language ID should be string or object, not ${describe(value)}`);
       }
-      const text = isLocale(value) ? value.toString() : StringCtor(value);
+      const text = StringCtor(value);
       // A language tag is ASCII letters, digits and hyphens.
       const canonical = text.length <= 256 && /^[A-Za-z0-9-]+$/.test(text) ? canonicalLocale(text) : undefined;
       if (canonical === undefined) throw new RangeErrorCtor(`Incorrect locale information provided: ${describe(text)}`);
       if (!seen.includes(canonical)) seen.push(canonical);
     }
     return seen;
-  }
-  function isLocale(value) {
-    return host.intlLocale !== undefined && host.intlLocale.isLocale(value);
   }
   function toLength(value) {
     const n = NumberCtor(value);

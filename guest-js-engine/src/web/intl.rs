@@ -35,8 +35,8 @@ use icu_provider::{DataError, DataErrorKind, DataMarker, DataProvider, DataReque
 use rquickjs::Value;
 use writeable::{Part, PartsWrite, Writeable};
 
-/// The most digits a formatted number may carry (a BigInt's, or a
-/// `minimumIntegerDigits`-padded value's): past this, `format` refuses.
+/// The most digits a formatted number may carry (a BigInt's, or a decimal
+/// string's): past this, `format` refuses.
 const MAX_DIGITS: usize = 4096;
 
 fn locale(tag: &str) -> Option<Locale> {
@@ -45,8 +45,8 @@ fn locale(tag: &str) -> Option<Locale> {
 
 // ---- numbers ------------------------------------------------------------------
 
-/// How `numberFormat`'s options array is laid out (`NUMBER_SPEC` in
-/// intl.js, in this order).
+/// How `numberFormat`'s options array is laid out (`numberSpec` in
+/// intl.js writes it, in this order).
 struct NumberSpec {
     min_integer: i16,
     min_fraction: i16,
