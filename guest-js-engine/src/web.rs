@@ -116,6 +116,10 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     add("intlPattern", Function::new(ctx.clone(), intl::pattern)?)?;
     add("timeZone", Function::new(ctx.clone(), intl::time_zone)?)?;
     add(
+        "supportedValues",
+        Function::new(ctx.clone(), intl::supported_values)?,
+    )?;
+    add(
         "timeZoneOffset",
         Function::new(ctx.clone(), intl::time_zone_offset)?,
     )?;

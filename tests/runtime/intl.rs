@@ -212,3 +212,30 @@ async fn intl_refuses_bad_input_with_errors_a_program_can_catch() {
     // 4,000 nines grouped in threes, the decimal point and the 5.
     assert_eq!(value["long"], json!(4000 + 1333 + 2));
 }
+
+/// `Intl.supportedValuesOf`: what this implementation supports, each
+/// value usable as it is listed.
+#[tokio::test]
+async fn supported_values_are_usable_as_listed() {
+    let result = run("const zones = Intl.supportedValuesOf('timeZone');
+        const unusable = zones.filter((zone) =>
+          new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone !== zone);
+        return {
+          zones: zones.length, unusable, sorted: zones.join() === [...zones].sort().join(),
+          newYork: zones.includes('America/New_York'),
+          calendars: Intl.supportedValuesOf('calendar'),
+          numbering: Intl.supportedValuesOf('numberingSystem'),
+          currencies: Intl.supportedValuesOf('currency').every((code) =>
+            new Intl.NumberFormat('en', { style: 'currency', currency: code }).format(1).length > 0),
+        };")
+    .await;
+    assert_ok(&result);
+    let value = result.value.expect("a value");
+    assert!(value["zones"].as_u64().is_some_and(|n| n > 400), "{value}");
+    assert_eq!(value["unusable"], json!([]));
+    assert_eq!(value["sorted"], json!(true));
+    assert_eq!(value["newYork"], json!(true));
+    assert_eq!(value["calendars"], json!(["gregory"]));
+    assert_eq!(value["numbering"], json!(["latn"]));
+    assert_eq!(value["currencies"], json!(true));
+}

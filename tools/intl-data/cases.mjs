@@ -166,6 +166,9 @@ add(`Intl.NumberFormat('en').format(5)`);
 add(`Intl.NumberFormat.supportedLocalesOf(['en-US', 'de', 'en-GB'])`);
 add(`Object.getOwnPropertyNames(Intl.NumberFormat.prototype).sort()`);
 add(`Intl.DateTimeFormat().resolvedOptions().timeZone`);
+add(`Intl.supportedValuesOf('unit')`);
+add(`Intl.supportedValuesOf('currency')`);
+add(`Intl.supportedValuesOf('bogus')`);
 
 const results = [];
 for (const expr of cases) {

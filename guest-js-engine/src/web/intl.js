@@ -11,7 +11,7 @@
 // (web/intl_data.rs).
 (function (host) {
   'use strict';
-  const { numberFormat, pluralSelect, pluralCategories, canonicalLocale, intlPattern } = host.natives;
+  const { numberFormat, pluralSelect, pluralCategories, canonicalLocale, intlPattern, supportedValues } = host.natives;
   const ObjectCtor = Object;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
@@ -684,6 +684,19 @@
   methods(Intl, {
     getCanonicalLocales(locales) {
       return canonicalizeLocaleList(locales);
+    },
+    // The values this implementation supports for each key, sorted.
+    supportedValuesOf(key) {
+      key = StringCtor(key);
+      switch (key) {
+        case 'calendar': return ['gregory'];
+        case 'collation': return [];
+        case 'numberingSystem': return ['latn'];
+        case 'unit': return [...SIMPLE_UNITS].sort();
+        case 'currency':
+        case 'timeZone': return supportedValues(key);
+        default: throw new RangeErrorCtor(`Invalid key : ${key.slice(0, 64)}`);
+      }
     },
   });
   defineProperty(Intl, 'NumberFormat', { value: NumberFormat, writable: true, configurable: true });

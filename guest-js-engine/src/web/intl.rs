@@ -562,6 +562,46 @@ pub fn time_zone(name: String) -> Option<String> {
     zone.iana_name().map(str::to_owned)
 }
 
+/// The areas of the IANA database's geographic zone names ("Europe/Paris");
+/// the others are old aliases ("US/Eastern", "Etc/GMT+5", "EST5EDT").
+const ZONE_AREAS: [&str; 10] = [
+    "Africa",
+    "America",
+    "Antarctica",
+    "Arctic",
+    "Asia",
+    "Atlantic",
+    "Australia",
+    "Europe",
+    "Indian",
+    "Pacific",
+];
+
+/// `supportedValues(key)`: the currencies with English data, or the
+/// geographic time zone names the bundled database knows (links
+/// included, each of which `timeZone` gives back as it is), sorted.
+pub fn supported_values(key: String) -> Option<Vec<String>> {
+    use super::intl_data as data;
+    let mut values: Vec<String> = match key.as_str() {
+        "currency" => data::CURRENCIES
+            .iter()
+            .map(|(code, _, _)| (*code).to_owned())
+            .collect(),
+        "timeZone" => jiff::tz::db()
+            .available()
+            .map(|name| name.as_str().to_owned())
+            .filter(|name| {
+                name.split_once('/')
+                    .is_some_and(|(area, _)| ZONE_AREAS.contains(&area))
+            })
+            .collect(),
+        _ => return None,
+    };
+    values.sort_unstable();
+    values.dedup();
+    Some(values)
+}
+
 /// `timeZoneOffset(name, epochMs)`: `[offset in seconds, abbreviation,
 /// dst]` of the zone at the instant, or `None` when either is out of range.
 pub fn time_zone_offset(name: String, epoch_ms: f64) -> Option<Vec<String>> {
