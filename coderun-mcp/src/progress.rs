@@ -23,6 +23,9 @@ use tokio::task::JoinHandle;
 pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 /// Tool-call notices waiting to be sent for one call; more are dropped.
 const QUEUED_NOTICES: usize = 64;
+/// How long a finished call waits for its queued notices to go out before
+/// its response does (a client that reads nothing must not hold it).
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Where the tool calls of each reporting `run_code` call are announced:
 /// the registry's event sink routes each dispatch event by its parent call.
@@ -59,7 +62,7 @@ impl ProgressRoutes {
         Reporting {
             routes: Arc::clone(self),
             id: id.to_owned(),
-            task: tokio::spawn(notify(receiver, token, peer)),
+            task: Some(tokio::spawn(notify(receiver, token, peer))),
         }
     }
 }
@@ -94,13 +97,112 @@ async fn notify(mut notices: mpsc::Receiver<String>, token: ProgressToken, peer:
 pub(crate) struct Reporting {
     routes: Arc<ProgressRoutes>,
     id: String,
-    task: JoinHandle<()>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Reporting {
+    /// Ends the reporting of a finished call: the notices already queued
+    /// (its last tool call's "done", above all) are sent first, within
+    /// [`DRAIN_TIMEOUT`], so that they reach the client before the
+    /// response they precede.
+    pub(crate) async fn finish(mut self) {
+        // The route's sender goes: the reporter's queue ends after what it
+        // holds.
+        self.routes.lock().remove(&self.id);
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(DRAIN_TIMEOUT, &mut task)
+                .await
+                .is_err()
+        {
+            task.abort();
+        }
+    }
 }
 
 impl Drop for Reporting {
     fn drop(&mut self) {
         self.routes.lock().remove(&self.id);
         // No notification may follow the call's response.
-        self.task.abort();
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{NumberOrString, ServerConfig};
+    use rmcp::service::NotificationContext;
+    use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt as _};
+
+    struct Quiet;
+
+    impl ServerHandler for Quiet {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::default()
+        }
+    }
+
+    #[derive(Clone, Default)]
+    struct Heard(Arc<Mutex<Vec<String>>>);
+
+    impl ClientHandler for Heard {
+        async fn on_progress(
+            &self,
+            params: ProgressNotificationParam,
+            _context: NotificationContext<RoleClient>,
+        ) {
+            let message = params.message.unwrap_or_default();
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(message);
+        }
+    }
+
+    /// A notice routed just before the call finishes is sent before
+    /// `finish` returns, even when the reporter had no chance to run in
+    /// between (a current-thread runtime runs nothing else until it
+    /// awaits): dropping the reporter there, as before, lost it.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_finished_call_sends_its_queued_notices_first() {
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        let heard = Heard::default();
+        let client = tokio::spawn({
+            let heard = heard.clone();
+            async move { heard.serve(client_io).await.expect("the client starts") }
+        });
+        let server = Quiet.serve(server_io).await.expect("the server starts");
+        let client = client.await.expect("the client task");
+        let routes = Arc::new(ProgressRoutes::default());
+        let token = ProgressToken(NumberOrString::String("t".into()));
+        let reporting = routes.report("call-1", token, server.peer().clone());
+        routes.route(&DispatchEvent {
+            parent_call_id: "call-1".into(),
+            sub_call_id: "call-1:code:1".into(),
+            name: "echo".into(),
+            arguments: serde_json::Value::Null,
+            is_error: false,
+            result_summary: String::new(),
+        });
+        reporting.finish().await;
+        for _ in 0..100 {
+            if !heard
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_empty()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(
+            *heard.0.lock().unwrap_or_else(PoisonError::into_inner),
+            vec!["tools.echo done".to_owned()]
+        );
+        drop(client);
+        drop(server);
     }
 }

@@ -158,7 +158,7 @@ impl CodeModeServer {
     ) -> ToolResult {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
-        let _reporting = progress.map(|(token, peer)| self.inner.progress.report(&id, token, peer));
+        let reporting = progress.map(|(token, peer)| self.inner.progress.report(&id, token, peer));
         let name = request.name.to_string();
         let controller = AbortController::new();
         let signal = controller.signal();
@@ -180,6 +180,9 @@ impl CodeModeServer {
         };
         if let Some((paused, _)) = paused(&result) {
             self.inner.owners.record(&paused, session);
+        }
+        if let Some(reporting) = reporting {
+            reporting.finish().await;
         }
         if self.inner.trace
             && let Some(trace) = &result.trace

@@ -40,6 +40,13 @@ async fn an_upstream_that_exits_at_start_is_named_and_the_others_are_served() {
     let unavailable = &description[description.find("## Unavailable").expect("a note")..];
     assert!(unavailable.contains("upstream \"broken\""), "{unavailable}");
     assert!(unavailable.contains("refusing to start"), "{unavailable}");
+    // stderr is read on a task of its own: give it time to catch up.
+    for _ in 0..100 {
+        if session.stderr().contains("upstream \"broken\"") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     assert!(
         session.stderr().contains("upstream \"broken\""),
         "{}",

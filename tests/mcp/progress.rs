@@ -84,3 +84,46 @@ async fn a_long_program_reports_its_calls_and_the_time_passing() {
     );
     client.cancel().await.ok();
 }
+
+/// End to end, in the order coderun writes its stdout: a program that
+/// returns right after its last tool call has that call's "done" notice
+/// before its response, 20 times over. (Whether the reporter or the
+/// response wins a race here depends on scheduling; the unit test in
+/// progress.rs makes the race certain.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_calls_notice_precedes_the_response() {
+    let fixture = fixture();
+    let mut session = RawSession::initialized(&["--", "node", &fixture]).await;
+    for n in 1..=20 {
+        session
+            .send(
+                &json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                    "name": "run_code",
+                    "arguments": {"code": "return await tools.echo({ text: 'x' })"},
+                    "_meta": {"progressToken": format!("p-{n}")}
+                }}),
+            )
+            .await;
+        let mut notices = Vec::new();
+        loop {
+            let message = session.reply().await;
+            if message["id"] == n {
+                break;
+            }
+            if message["method"] == "notifications/progress"
+                && message["params"]["progressToken"] == format!("p-{n}")
+            {
+                notices.push(
+                    message["params"]["message"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                );
+            }
+        }
+        assert!(
+            notices.iter().any(|m| m == "tools.echo done"),
+            "call {n}: the notices before the response were {notices:?}"
+        );
+    }
+}
