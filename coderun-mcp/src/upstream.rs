@@ -16,6 +16,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{Peer, RoleClient, ServiceError, ServiceExt as _};
 use serde_json::Value;
 
+mod listing;
 mod stderr;
 
 use self::stderr::{StderrTail, forward_stderr};
@@ -23,9 +24,11 @@ use super::config::{ServerSpec, ServerTimeouts};
 use super::jsonrpc::kind;
 use super::process_group::{ProcessGroups, TERMINATE_GRACE};
 
-/// Why an upstream could not be used.
+/// Why an upstream could not be used. Its text shows at most
+/// [`TARGET_SHOWN`] bytes of the command line or URL, so that the reason
+/// (which the "Unavailable" note cuts at a few hundred bytes) stays in it.
 #[derive(Debug, thiserror::Error)]
-#[error("upstream {name:?} ({target}) {reason}")]
+#[error("upstream {name:?} ({}) {reason}", coderun_runtime::shorten(.target, TARGET_SHOWN))]
 pub struct UpstreamError {
     /// The upstream's name.
     pub name: String,
@@ -34,6 +37,9 @@ pub struct UpstreamError {
     /// What went wrong, with the end of its stderr when there is any.
     pub reason: String,
 }
+
+/// The bytes of an upstream's command line or URL its error shows.
+const TARGET_SHOWN: usize = 80;
 
 /// A connected upstream server and the tools it listed.
 pub struct Upstream {
@@ -113,9 +119,14 @@ impl Upstream {
                         .map_err(|error| format!("did not complete the MCP handshake ({error})"))?
                 }
             };
-            let tools = service.peer().list_all_tools().await.map_err(|error| {
-                format!("could not list its tools ({error}){}", stderr.explain())
-            })?;
+            let tools = listing::list_tools(service.peer())
+                .await
+                .map_err(|error| match error {
+                    listing::ListingError::Service(error) => {
+                        format!("could not list its tools ({error}){}", stderr.explain())
+                    }
+                    listing::ListingError::Cap(reason) => reason,
+                })?;
             Ok::<_, String>((service, tools))
         };
         let failure = match tokio::time::timeout(timeout, connecting).await {

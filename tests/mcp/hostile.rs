@@ -325,3 +325,51 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         stderr.len()
     );
 }
+
+/// An upstream whose `tools/list` pages forever, or lists past the caps,
+/// does not grow coderun: it is left out with a note naming the cap, and
+/// the other upstreams are served.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_endless_or_huge_tool_listing_is_capped() {
+    const PAGER: &str = r#"
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+const many = process.env.MANY === '1';
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: {} }, serverInfo: { name: 'pager', version: '1' } } });
+  else if (m.method === 'tools/list') {
+    const page = Number((m.params && m.params.cursor) || 0);
+    const size = many ? 5000 : 1;
+    const tools = Array.from({ length: size }, (_, i) => ({ name: `t${page}_${i}`, inputSchema: { type: 'object' } }));
+    send({ id: m.id, result: { tools, nextCursor: String(page + 1) } });
+  } else send({ id: m.id, error: { code: -32601, message: 'no' } });
+});
+"#;
+    let workspace = super::Workspace::new();
+    let mut config = workspace.fixture_config();
+    config["mcpServers"]
+        .as_object_mut()
+        .expect("servers")
+        .remove("broken");
+    config["mcpServers"]["endless"] = serde_json::json!({"command": "node", "args": ["-e", PAGER]});
+    config["mcpServers"]["huge"] =
+        serde_json::json!({"command": "node", "args": ["-e", PAGER], "env": {"MANY": "1"}});
+    let path = workspace.write_config(&config);
+    let mut session =
+        super::RawSession::initialized(&["--config", &path.display().to_string()]).await;
+    let listed = session
+        .call(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .await;
+    let description = listed["result"]["tools"][0]["description"]
+        .as_str()
+        .expect("run_code's description");
+    let unavailable = &description[description.find("## Unavailable").expect("a note")..];
+    assert!(unavailable.contains("more than 100 pages"), "{unavailable}");
+    assert!(
+        unavailable.contains("more than 10000 tools"),
+        "{unavailable}"
+    );
+    assert!(description.contains("fixture_echo"), "{description}");
+}
