@@ -188,6 +188,7 @@
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',
     'PerformanceObserver', 'PerformanceObserverEntryList']);
   wire('intl', ['Intl']);
+  wire('intlnumber', []);
   wire('intldate', []);
   wire('intltext', []);
   const { inspect, quote, errorText, RETURNED, custom } = host.inspect;

@@ -16,6 +16,7 @@ mod compression;
 mod crypto;
 mod encoding;
 mod intl;
+mod intl_text;
 #[rustfmt::skip]
 mod intl_data;
 mod url;
@@ -51,6 +52,7 @@ const MODULES: &[(&str, &str)] = &[
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),
     ("intl", include_str!("web/intl.js")),
+    ("intlnumber", include_str!("web/intlnumber.js")),
     ("intldate", include_str!("web/intldate.js")),
     ("intltext", include_str!("web/intltext.js")),
 ];
@@ -106,9 +108,12 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
         "pluralCategories",
         Function::new(ctx.clone(), intl::plural_categories)?,
     )?;
-    add("listFormat", Function::new(ctx.clone(), intl::list_format)?)?;
-    add("collate", Function::new(ctx.clone(), intl::collate)?)?;
-    add("segment", Function::new(ctx.clone(), intl::segment)?)?;
+    add(
+        "listFormat",
+        Function::new(ctx.clone(), intl_text::list_format)?,
+    )?;
+    add("collate", Function::new(ctx.clone(), intl_text::collate)?)?;
+    add("segment", Function::new(ctx.clone(), intl_text::segment)?)?;
     add(
         "canonicalLocale",
         Function::new(ctx.clone(), intl::canonical_locale)?,

@@ -15,6 +15,23 @@ fn coderun() -> Command {
     command
 }
 
+/// Runs `command` with `program` on its stdin and returns its output.
+fn with_stdin(command: &mut Command, program: &str) -> std::process::Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("coderun starts");
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(program.as_bytes())
+        .expect("the program is written");
+    child.wait_with_output().expect("coderun ends")
+}
+
 fn json_of(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
@@ -42,19 +59,10 @@ fn runs_a_file_and_prints_json() {
 
 #[test]
 fn reads_the_program_from_stdin() {
-    let mut child = coderun()
-        .args(["run", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"console.log('hi'); console.warn('careful'); return await demo.echo([1, 2])")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = with_stdin(
+        coderun().args(["run", "-"]),
+        "console.log('hi'); console.warn('careful'); return await demo.echo([1, 2])",
+    );
     assert!(output.status.success());
     let result = json_of(&output);
     assert_eq!(result["value"], serde_json::json!([1, 2]));
@@ -70,19 +78,10 @@ fn reads_the_program_from_stdin() {
 
 #[test]
 fn a_failing_program_exits_non_zero_with_the_failure() {
-    let mut child = coderun()
-        .args(["run", "-", "--fuel", "1000000"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"for (;;) {}")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = with_stdin(
+        coderun().args(["run", "-", "--fuel", "1000000"]),
+        "for (;;) {}",
+    );
     assert_eq!(output.status.code(), Some(1));
     let result = json_of(&output);
     assert_eq!(result["error"]["kind"], "timeout");
@@ -106,22 +105,13 @@ fn a_missing_file_is_a_usage_error() {
 
 /// `coderun run` of `return 1 + 1` with the cache under `cache`.
 fn run_with_cache(cache: &std::path::Path, extra: &[&str]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_coderun"))
-        .args(["run", "-"])
-        .args(extra)
-        .env("XDG_CACHE_HOME", cache)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("coderun starts");
-    child
-        .stdin
-        .take()
-        .expect("a piped stdin")
-        .write_all(b"return 1 + 1")
-        .expect("the program is written");
-    let output = child.wait_with_output().expect("coderun ends");
+    let output = with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_coderun"))
+            .args(["run", "-"])
+            .args(extra)
+            .env("XDG_CACHE_HOME", cache),
+        "return 1 + 1",
+    );
     assert!(
         output.status.success(),
         "{}",
@@ -226,19 +216,10 @@ fn no_cache_compiles_in_the_process_and_writes_nothing() {
 /// 100,000.
 #[test]
 fn a_flood_of_empty_lines_prints_within_the_log_cap() {
-    let mut child = coderun()
-        .args(["run", "-", "--max-log-bytes", "4096", "--no-demo"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"for (let i = 0; i < 100000; i++) console.log(); return 'done'")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = with_stdin(
+        coderun().args(["run", "-", "--max-log-bytes", "4096", "--no-demo"]),
+        "for (let i = 0; i < 100000; i++) console.log(); return 'done'",
+    );
     assert!(output.status.success());
     let result = json_of(&output);
     assert_eq!(result["value"], "done");

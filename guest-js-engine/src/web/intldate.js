@@ -13,9 +13,10 @@
   'use strict';
   const { timeZone: zoneNamed, timeZoneOffset, intlPattern, pluralSelect } = host.natives;
   const {
-    methods, tag, service, slots, canonicalizeLocaleList, resolveLocale, supportedLocales, coerceOptions,
-    getOption, getNumberOption, numberParts, initNumberFormat, joinParts,
+    methods, tag, service, slots, bound, typeOption, canonicalizeLocaleList, resolveLocale, coerceOptions,
+    getOption, getNumberOption,
   } = host.intl.shared;
+  const { numberParts, initNumberFormat, joinParts } = host.intlnumber;
   const { Intl } = host.intl;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
@@ -141,14 +142,9 @@
     const requested = canonicalizeLocaleList(locales);
     options = coerceOptions(options);
     getOption(options, 'localeMatcher', 'string', ['lookup', 'best fit'], 'best fit', OWNER);
-    const calendar = getOption(options, 'calendar', 'string', undefined, undefined, OWNER);
-    if (calendar !== undefined && !/^[a-zA-Z0-9]{3,8}(-[a-zA-Z0-9]{3,8})*$/.test(calendar)) {
-      throw new RangeErrorCtor(`Invalid calendar : ${calendar}`);
-    }
-    const numberingSystem = getOption(options, 'numberingSystem', 'string', undefined, undefined, OWNER);
-    if (numberingSystem !== undefined && !/^[a-zA-Z0-9]{3,8}(-[a-zA-Z0-9]{3,8})*$/.test(numberingSystem)) {
-      throw new RangeErrorCtor(`Invalid numberingSystem : ${numberingSystem}`);
-    }
+    const calendar = typeOption(getOption(options, 'calendar', 'string', undefined, undefined, OWNER), 'calendar');
+    const numberingSystem = typeOption(
+      getOption(options, 'numberingSystem', 'string', undefined, undefined, OWNER), 'numberingSystem');
     const hour12 = getOption(options, 'hour12', 'boolean', undefined, undefined, OWNER);
     let hourCycle = getOption(options, 'hourCycle', 'string', ['h11', 'h12', 'h23', 'h24'], undefined, OWNER);
     if (hour12 !== undefined) hourCycle = null;
@@ -318,20 +314,10 @@
     dateTimeFormats.set(this, initDateTimeFormat(locales, options, 'any', 'date'));
   }
   service(DateTimeFormat, 'DateTimeFormat', 0);
-  methods(DateTimeFormat, {
-    supportedLocalesOf(locales, options = undefined) {
-      return supportedLocales(canonicalizeLocaleList(locales), options);
-    },
-  });
   methods(DateTimeFormat.prototype, {
     get format() {
       const state = dateTimeFormats.get(this, 'format');
-      if (state.bound === undefined) {
-        const bound = (date) => joinText(dateParts(state, date));
-        defineProperty(bound, 'name', { value: '' });
-        state.bound = bound;
-      }
-      return state.bound;
+      return bound(state, (date) => joinText(dateParts(state, date)));
     },
     formatToParts(date) {
       return dateParts(dateTimeFormats.get(this, 'formatToParts'), date);
@@ -395,10 +381,8 @@
     options = coerceOptions(options);
     const owner = 'Intl.RelativeTimeFormat';
     getOption(options, 'localeMatcher', 'string', ['lookup', 'best fit'], 'best fit', owner);
-    const numberingSystem = getOption(options, 'numberingSystem', 'string', undefined, undefined, owner);
-    if (numberingSystem !== undefined && !/^[a-zA-Z0-9]{3,8}(-[a-zA-Z0-9]{3,8})*$/.test(numberingSystem)) {
-      throw new RangeErrorCtor(`Invalid numberingSystem : ${numberingSystem}`);
-    }
+    const numberingSystem = typeOption(
+      getOption(options, 'numberingSystem', 'string', undefined, undefined, owner), 'numberingSystem');
     const resolved = resolveLocale(requested, { nu: numberingSystem }, ['nu'], (key, value) => value === 'latn');
     const style = getOption(options, 'style', 'string', ['long', 'short', 'narrow'], 'long', owner);
     const numeric = getOption(options, 'numeric', 'string', ['always', 'auto'], 'always', owner);
@@ -408,11 +392,6 @@
     });
   }
   service(RelativeTimeFormat, 'RelativeTimeFormat', 0);
-  methods(RelativeTimeFormat, {
-    supportedLocalesOf(locales, options = undefined) {
-      return supportedLocales(canonicalizeLocaleList(locales), options);
-    },
-  });
   function relativeParts(state, value, unit) {
     value = NumberCtor(value);
     unit = StringCtor(unit);

@@ -8,7 +8,7 @@
   'use strict';
   const { collate, listFormat, segment } = host.natives;
   const {
-    methods, tag, service, slots, describe, canonicalizeLocaleList, resolveLocale, supportedLocales, coerceOptions,
+    methods, tag, service, slots, bound, typeOption, describe, canonicalizeLocaleList, resolveLocale, coerceOptions,
     getOption, wellFormed,
   } = host.intl.shared;
   const { Intl } = host.intl;
@@ -29,10 +29,7 @@
     options = coerceOptions(options);
     const usage = getOption(options, 'usage', 'string', ['sort', 'search'], 'sort', OWNER);
     getOption(options, 'localeMatcher', 'string', ['lookup', 'best fit'], 'best fit', OWNER);
-    const collation = getOption(options, 'collation', 'string', undefined, undefined, OWNER);
-    if (collation !== undefined && !/^[a-zA-Z0-9]{3,8}(-[a-zA-Z0-9]{3,8})*$/.test(collation)) {
-      throw new RangeErrorCtor(`Invalid collation : ${collation}`);
-    }
+    typeOption(getOption(options, 'collation', 'string', undefined, undefined, OWNER), 'collation');
     let numeric = getOption(options, 'numeric', 'boolean', undefined, undefined, OWNER);
     if (numeric !== undefined) numeric = StringCtor(numeric);
     const caseFirst = getOption(options, 'caseFirst', 'string', CASE_FIRST, undefined, OWNER);
@@ -54,7 +51,6 @@
       CASE_FIRST.indexOf(state.caseFirst)];
     return state;
   }
-  const RangeErrorCtor = RangeError;
   function compare(state, x, y) {
     return collate(state.dataLocale, wellFormed(StringCtor(x)), wellFormed(StringCtor(y)), state.options);
   }
@@ -64,20 +60,10 @@
     collators.set(this, initCollator(locales, options));
   }
   service(Collator, 'Collator', 0);
-  methods(Collator, {
-    supportedLocalesOf(locales, options = undefined) {
-      return supportedLocales(canonicalizeLocaleList(locales), options);
-    },
-  });
   methods(Collator.prototype, {
     get compare() {
       const state = collators.get(this, 'compare');
-      if (state.bound === undefined) {
-        const bound = (x, y) => compare(state, x, y);
-        defineProperty(bound, 'name', { value: '' });
-        state.bound = bound;
-      }
-      return state.bound;
+      return bound(state, (x, y) => compare(state, x, y));
     },
     resolvedOptions() {
       const state = collators.get(this, 'resolvedOptions');
@@ -125,11 +111,6 @@
     listFormats.set(this, { locale: resolved.locale, dataLocale: resolved.dataLocale, type, style });
   }
   service(ListFormat, 'ListFormat', 0);
-  methods(ListFormat, {
-    supportedLocalesOf(locales, options = undefined) {
-      return supportedLocales(canonicalizeLocaleList(locales), options);
-    },
-  });
   // StringListFromIterable.
   // (A `for...of` closes the iterator when it throws.)
   function stringList(iterable) {
@@ -183,11 +164,6 @@
     segmenters.set(this, { locale: resolved.locale, granularity });
   }
   service(Segmenter, 'Segmenter', 0);
-  methods(Segmenter, {
-    supportedLocalesOf(locales, options = undefined) {
-      return supportedLocales(canonicalizeLocaleList(locales), options);
-    },
-  });
 
   // A Segments object: the string's breaks, found once on first use.
   const segmentsState = slots('Segments');
