@@ -244,6 +244,11 @@ impl Gateway {
                     continue;
                 }
             };
+            for note in upstream.skipped_tools() {
+                let message = format!("upstream {:?}: {note}", spec.name);
+                tracing::error!("{message}");
+                unavailable.push(message);
+            }
             let prefix = spec.prefixed.then_some(spec.name.as_str());
             let tools = upstream.code_mode_tools(prefix, &spec.timeouts, limits.call_timeout());
             tracing::info!(

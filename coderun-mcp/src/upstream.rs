@@ -46,6 +46,7 @@ pub struct Upstream {
     name: String,
     service: RunningService<RoleClient, ClientConfig>,
     tools: Vec<rmcp::model::Tool>,
+    skipped: Vec<String>,
     stderr: StderrTail,
 }
 
@@ -125,16 +126,18 @@ impl Upstream {
                     listing::ListingError::Service(error) => {
                         format!("could not list its tools ({error}){}", stderr.explain())
                     }
-                    listing::ListingError::Cap(reason) => reason,
+                    listing::ListingError::Cap(reason)
+                    | listing::ListingError::Malformed(reason) => reason,
                 })?;
             Ok::<_, String>((service, tools))
         };
         let failure = match tokio::time::timeout(timeout, connecting).await {
-            Ok(Ok((service, tools))) => {
+            Ok(Ok((service, listing))) => {
                 return Ok(Upstream {
                     name: name.to_owned(),
                     service,
-                    tools,
+                    tools: listing.tools,
+                    skipped: listing.skipped,
                     stderr,
                 });
             }
@@ -160,6 +163,11 @@ impl Upstream {
     /// The tools it listed, as it listed them.
     pub fn listed_tools(&self) -> &[rmcp::model::Tool] {
         &self.tools
+    }
+
+    /// A note per malformed tool of its listing, left out.
+    pub fn skipped_tools(&self) -> &[String] {
+        &self.skipped
     }
 
     /// Its tools as Code Mode tools: named `<prefix>_<tool>` (or as listed

@@ -326,6 +326,72 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     );
 }
 
+/// A malformed tool in an upstream's listing is left out with a note that
+/// names it, and its well-formed siblings, on the same page and the next,
+/// are served.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_tool_is_left_out_and_its_siblings_stay() {
+    const MIXED: &str = r#"
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+const pages = [
+  [{ name: 'first', inputSchema: { type: 'object' } },
+   { name: 'no_schema' },
+   { name: 42, inputSchema: { type: 'object' } },
+   'not a tool'],
+  [{ name: 'second', inputSchema: { type: 'object' } },
+   { name: 'bad_schema', inputSchema: 'object' }],
+];
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: {} }, serverInfo: { name: 'mixed', version: '1' } } });
+  else if (m.method === 'tools/list') {
+    const page = Number((m.params && m.params.cursor) || 0);
+    send({ id: m.id, result: { tools: pages[page], nextCursor: page === 0 ? '1' : undefined } });
+  } else if (m.method === 'tools/call')
+    send({ id: m.id, result: { content: [{ type: 'text', text: `called ${m.params.name}` }] } });
+  else send({ id: m.id, error: { code: -32601, message: 'no' } });
+});
+"#;
+    let workspace = super::Workspace::new();
+    let mut config = workspace.fixture_config();
+    config["mcpServers"]
+        .as_object_mut()
+        .expect("servers")
+        .remove("broken");
+    config["mcpServers"]["mixed"] = serde_json::json!({"command": "node", "args": ["-e", MIXED]});
+    let path = workspace.write_config(&config);
+    let mut session =
+        super::RawSession::initialized(&["--config", &path.display().to_string()]).await;
+    let listed = session
+        .call(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .await;
+    let description = listed["result"]["tools"][0]["description"]
+        .as_str()
+        .expect("run_code's description");
+    let unavailable = &description[description.find("## Unavailable").expect("a note")..];
+    for left_out in [r#""no_schema""#, "without a name", r#""bad_schema""#] {
+        assert!(unavailable.contains(left_out), "{left_out}: {unavailable}");
+    }
+    assert_eq!(
+        unavailable.matches("is malformed").count(),
+        4,
+        "{unavailable}"
+    );
+    let called = session
+        .call(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "run_code",
+            "arguments": {"code": "return [await tools.mixed_first({}), await tools.mixed_second({})];"},
+        }}))
+        .await;
+    let text = called["result"].to_string();
+    assert!(
+        text.contains("called first") && text.contains("called second"),
+        "{called}"
+    );
+}
+
 /// An upstream whose `tools/list` pages forever, or lists past the caps,
 /// does not grow coderun: it is left out with a note naming the cap, and
 /// the other upstreams are served.
