@@ -346,9 +346,15 @@ async fn require_bearer(
             } else {
                 "Bearer realm=\"coderun\""
             };
+            // The connection closes after the answer: a client without the
+            // token cannot hold one of the front door's connections open by
+            // sending requests that are refused.
             (
                 StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, challenge)],
+                [
+                    (header::WWW_AUTHENTICATE, challenge),
+                    (header::CONNECTION, "close"),
+                ],
                 format!("Unauthorized: {reason}\n"),
             )
                 .into_response()
