@@ -15,6 +15,10 @@ use rmcp::service::RequestContext;
 /// The most bindings kept, oldest dropped first (the registry keeps as
 /// many paused runs).
 const MAX_OWNERS: usize = coderun_code_mode::MAX_PAUSED;
+/// The most paused runs one session holds: pausing one more gives up its
+/// own oldest, so that one session cannot push every other session's
+/// paused runs out of the registry's [`MAX_OWNERS`].
+pub const MAX_PER_SESSION: usize = 16;
 
 /// The session a request belongs to, if its transport has sessions.
 pub fn session_of(context: &RequestContext<RoleServer>) -> Option<String> {
@@ -32,16 +36,22 @@ impl Owners {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Binds the paused run `id` to `session`, if there is one.
-    pub fn record(&self, id: &str, session: Option<&str>) {
-        let Some(session) = session else {
-            return;
-        };
+    /// Binds the paused run `id` to `session`, if there is one. Returns
+    /// the id of the session's oldest paused run when the session already
+    /// holds [`MAX_PER_SESSION`]: its binding is gone, and the caller drops
+    /// that run.
+    pub fn record(&self, id: &str, session: Option<&str>) -> Option<String> {
+        let session = session?;
         let mut owners = self.lock();
-        if owners.len() >= MAX_OWNERS {
+        let mut evicted = None;
+        if owners.iter().filter(|(_, owner)| owner == session).count() >= MAX_PER_SESSION {
+            let oldest = owners.iter().position(|(_, owner)| owner == session)?;
+            evicted = owners.remove(oldest).map(|(id, _)| id);
+        } else if owners.len() >= MAX_OWNERS {
             owners.pop_front();
         }
         owners.push_back((id.to_owned(), session.to_owned()));
+        evicted
     }
 
     /// Whether `session` may resume the paused run `id`: yes when the run
@@ -82,14 +92,33 @@ mod tests {
     }
 
     #[test]
+    fn one_session_gives_up_its_own_oldest_paused_run() {
+        let owners = Owners::default();
+        owners.record("other", Some("b"));
+        for n in 0..MAX_PER_SESSION {
+            assert_eq!(owners.record(&format!("run-{n}"), Some("a")), None);
+        }
+        assert_eq!(
+            owners.record("one-more", Some("a")).as_deref(),
+            Some("run-0")
+        );
+        assert_eq!(owners.lock().len(), MAX_PER_SESSION + 1);
+        assert!(
+            owners.claim("other", Some("a")).is_err(),
+            "b's run is still bound"
+        );
+        assert_eq!(owners.record("unbound", None), None);
+    }
+
+    #[test]
     fn the_bindings_are_bounded() {
         let owners = Owners::default();
         for n in 0..MAX_OWNERS + 10 {
-            owners.record(&format!("run-{n}"), Some("a"));
+            owners.record(&format!("run-{n}"), Some(&format!("session-{}", n % 32)));
         }
         assert_eq!(owners.lock().len(), MAX_OWNERS);
         assert_eq!(
-            owners.claim("run-0", Some("b")),
+            owners.claim("run-0", Some("session-1")),
             Ok(()),
             "the oldest was dropped"
         );

@@ -20,7 +20,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 
-use super::owners::{Owners, session_of};
+use super::owners::{MAX_PER_SESSION, Owners, session_of};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -178,8 +178,13 @@ impl CodeModeServer {
                 execution.await
             }
         };
-        if let Some((paused, _)) = paused(&result) {
-            self.inner.owners.record(&paused, session);
+        if let Some((paused, _)) = paused(&result)
+            && let Some(evicted) = self.inner.owners.record(&paused, session)
+        {
+            // The session's oldest paused run, past its cap, is given up.
+            tracing::info!(call = %id, "a session paused more than {MAX_PER_SESSION} runs: \
+                           its oldest, {evicted}, is dropped");
+            drop(self.inner.registry.take_continuation(&evicted));
         }
         if let Some(reporting) = reporting {
             reporting.finish().await;
