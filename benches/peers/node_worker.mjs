@@ -3,7 +3,7 @@
 // AsyncFunction (node_worker_guest.cjs); bindings cross by postMessage; an
 // abort terminates the worker, and the run's result is the worker's exit.
 
-import { freemem } from "node:os";
+import { availableParallelism, freemem } from "node:os";
 import { Worker } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import * as bench from "./common.mjs";
@@ -64,4 +64,5 @@ await bench.runHarness("node worker", `node ${process.version}`, peer, {
   cpu: { reps: 5 },
   concurrent: { runs: concurrentRuns },
   abort: { reps: 10 },
+  throughput: { inFlight: 2 * availableParallelism() },
 });

@@ -39,6 +39,10 @@ BEGIN, END = "<!-- peers:begin -->", "<!-- peers:end -->"
 # share a process, so that W6's ratio to W1 compares like with like.
 SPLIT = [["cold", "typical", "calls", "cpu", "abort"], ["concurrent"], ["mcp"]]
 ALL_WORKLOADS = {workload for workloads in SPLIT for workload in workloads}
+# W7 runs apart from the rest: each harness once per core count, its CPU
+# affinity set to that many cores (quickjs-emscripten, which runs on one
+# thread, as one process per core).
+THROUGHPUT = "throughput"
 # The upstream of the MCP workload, installed by `make mcp-servers`.
 MEMORY_SERVER = (ROOT / "tools" / "mcp-servers" / "node_modules" / "@modelcontextprotocol"
                  / "server-memory" / "dist" / "index.js")
@@ -60,23 +64,73 @@ def run_harness(label, command, results, failures):
     workloads = [arg for arg in command if arg in ALL_WORKLOADS]
     progress(f"{label}: {' '.join(workloads) or 'its workloads'}")
     start = time.monotonic()
-    try:
-        done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                              timeout=HARNESS_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        failures.append(f"{label} timed out after {HARNESS_TIMEOUT_S} s")
-        return
+    report = harness_report(label, subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                                                    text=True), failures)
     progress(f"{label}: {time.monotonic() - start:.1f} s")
-    if done.returncode != 0:
-        failures.append(f"{label} exited with {done.returncode}")
-        return
+    for peer, figures in (report or {}).items():
+        results.setdefault(peer, {}).update(figures)
+
+
+def harness_report(label, process, failures):
+    """The JSON object that a started harness prints last, or None (with
+    the reason in `failures`)."""
     try:
-        report = json.loads(done.stdout.strip().splitlines()[-1])
+        stdout, _ = process.communicate(timeout=HARNESS_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        failures.append(f"{label} timed out after {HARNESS_TIMEOUT_S} s")
+        return None
+    if process.returncode != 0:
+        failures.append(f"{label} exited with {process.returncode}")
+        return None
+    try:
+        return json.loads(stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
         failures.append(f"{label} printed no JSON report")
-        return
-    for peer, figures in report.items():
-        results.setdefault(peer, {}).update(figures)
+        return None
+
+
+def core_counts():
+    """W7's core counts: 1, 2 and every usable core (when more than 2)."""
+    usable = len(os.sched_getaffinity(0))
+    return sorted({1, min(2, usable), usable})
+
+
+def pinned(command, cores):
+    """Starts `command` with its CPU affinity set to `cores`."""
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: os.sched_setaffinity(0, cores))
+
+
+def measure_throughput(coderun_bin, results, failures):
+    """W7 for each core count k: coderun and the Node worker pool as one
+    process allowed k cores; quickjs-emscripten, which runs on its one
+    thread, as k processes at once, one per core, whose rates add up.
+    Stored as results[peer]["throughput"][str(k)]."""
+    usable = sorted(os.sched_getaffinity(0))
+    for count in core_counts():
+        cores = usable[:count]
+        progress(f"W7 throughput on {count} core(s)")
+        single = [(CODERUN, [coderun_bin, THROUGHPUT]),
+                  (WORKER, ["node", str(PEERS_DIR / "node_worker.mjs"), THROUGHPUT])]
+        for label, command in single:
+            report = harness_report(label, pinned(command, set(cores)), failures)
+            figures = (report or {}).get(label, {}).get(THROUGHPUT)
+            if figures:
+                results.setdefault(label, {}).setdefault(THROUGHPUT, {})[str(count)] = figures
+        command = ["node", str(PEERS_DIR / "quickjs_emscripten.mjs"), THROUGHPUT]
+        processes = [pinned(command, {core}) for core in cores]
+        reports = [harness_report(QJSEM, process, failures) for process in processes]
+        figures = [(report or {}).get(QJSEM, {}).get(THROUGHPUT) for report in reports]
+        if all(figures):
+            # The processes ran at the same time: their rates add up, window
+            # statistic by window statistic.
+            summed = {program: {stat: sum(f[program][stat] for f in figures)
+                                for stat in ("best", "median")}
+                      for program in ("cold", "typical")}
+            summed.update(cores=count, processes=count)
+            results.setdefault(QJSEM, {}).setdefault(THROUGHPUT, {})[str(count)] = summed
 
 
 def build_coderun(cargo):
@@ -118,6 +172,7 @@ def measure(coderun_bin):
             if workloads:
                 run_harness(label, command + workloads, results, failures)
     run_harness(NODE, ["node", str(PEERS_DIR / "node_plain.mjs")], results, failures)
+    measure_throughput(coderun_bin, results, failures)
     return results, failures
 
 
@@ -285,6 +340,25 @@ def table(results):
     row("W6 typical agent program, p99", lambda peer: get(results, peer, "typical", "p99_us"),
         fmt_us, "", "", peers=[WORKER, QJSEM])
 
+    # W7
+    counts = core_counts()
+    rate = lambda v: "—" if v is None else f"{v:,.0f}/s"
+    for key, label in [("cold", "`return 1 + 1`"), ("typical", "W6")]:
+        for count in counts:
+            row(f"W7 {label} runs per second on {count} core{'s' if count > 1 else ''}, "
+                "best 1 s window (ratio > 1: coderun faster)",
+                lambda peer, c=count, k=key: get(results, peer, THROUGHPUT, str(c), k, "best"),
+                rate, "", "", peers=[WORKER, QJSEM])
+        if len(counts) > 1:
+            one = get(results, CODERUN, THROUGHPUT, "1", key, "best")
+            two = get(results, CODERUN, THROUGHPUT, str(counts[1]), key, "best")
+            scaling = None if one is None or two is None or one == 0 else two / one
+            cell = "—" if scaling is None else f"{scaling:.2f}×"
+            rows.append([f"W7 {label}: coderun's scaling from 1 to {counts[1]} cores", cell]
+                        + ["—"] * len(PEERS)
+                        + ["≥ 1.8× from 1 to 2 cores",
+                           verdict([("≥ 1.8×", compare(scaling, lambda a, b: a >= b, 1.8))])])
+
     # MCP: the peer is a direct client, measured by the coderun harness.
     run_code = get(results, CODERUN, "mcp", "run_code_p50_ms")
     direct = get(results, CODERUN, "mcp", "direct_p50_ms")
@@ -356,7 +430,11 @@ def section(results, failures, load):
         "alternately, batch after batch. W4's memory is the growth of the process's proportional "
         "set size (PSS) while the 1,000 runs are parked; its resident set (RSS) counts each page "
         "shared by several mappings once per mapping, which for coderun is the guest's memory "
-        "image, mapped once per run. The targets are the second round's "
+        "image, mapped once per run. W7 counts the runs that end in each of five 1 s windows, after "
+        "0.5 s of warm-up, and reports the best window (the JSON also has the median), with the process's CPU affinity set to that many cores: coderun with one tokio "
+        "worker thread per core and two runs in flight per worker, the Node worker pool with two "
+        "runs in flight per core, and quickjs-emscripten, whose interpreter runs on Node's one "
+        "thread, as one process per core, their rates added. The targets are the second round's "
         "(`benches/OPTIMISATIONS.md`).",
         "",
         table(results),
