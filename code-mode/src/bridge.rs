@@ -286,12 +286,22 @@ impl Run {
             namespace.insert(
                 name,
                 CodeBindingFunction::new(move |arguments| {
-                    let answer = match name {
+                    // Off the executor: the work is bounded by the catalog's
+                    // caps, but a run calling it in a loop must not delay
+                    // other runs' tasks on the same worker threads.
+                    let registry = registry.clone();
+                    let answer = tokio::task::spawn_blocking(move || match name {
                         SEARCH => discovery::search(&registry, &arguments),
                         DESCRIBE => discovery::describe(&registry, &arguments),
                         _ => Err(discovery::unknown(&registry, &arguments)),
-                    };
-                    async move { answer.map_err(BindingError::new) }
+                    });
+                    async move {
+                        answer
+                            .await
+                            .map_err(|error| format!("{name} failed on the host: {error}"))
+                            .and_then(|answer| answer)
+                            .map_err(BindingError::new)
+                    }
                 }),
             );
         }

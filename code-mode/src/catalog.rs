@@ -11,6 +11,7 @@
 //! answers the same query identically, every time.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -53,6 +54,9 @@ pub(crate) struct Catalog {
     document_frequency: HashMap<String, u32>,
     average_length: f64,
     names: Vec<String>,
+    /// Per tool: its TypeScript signature, rendered once, when `$search`
+    /// or `$describe` first shows it.
+    signatures: Vec<OnceLock<Arc<str>>>,
 }
 
 impl Catalog {
@@ -90,6 +94,19 @@ impl Catalog {
             document_frequency,
             average_length,
             names: tools.iter().map(|tool| tool.name().to_owned()).collect(),
+            signatures: tools.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The signature of `tool`, the catalog's tool at `index`: rendered on
+    /// first use, then kept, so that a run asking for it again and again
+    /// costs the host a copy, not a rendering of its schemas.
+    pub(crate) fn signature(&self, index: usize, tool: &Tool) -> Arc<str> {
+        match self.signatures.get(index) {
+            Some(cell) => {
+                Arc::clone(cell.get_or_init(|| crate::sdk::method_signature(tool).into()))
+            }
+            None => crate::sdk::method_signature(tool).into(),
         }
     }
 
@@ -300,6 +317,17 @@ mod tests {
         ];
         let catalog = Catalog::new(&tools);
         (tools, catalog)
+    }
+
+    /// A tool's signature is rendered once: a run asking for it again gets
+    /// the kept text, not a new rendering of its schemas.
+    #[test]
+    fn a_signature_is_rendered_once() {
+        let (tools, catalog) = catalog();
+        let first = catalog.signature(1, &tools[1]);
+        assert!(first.contains("path"), "{first}");
+        assert!(Arc::ptr_eq(&first, &catalog.signature(1, &tools[1])));
+        assert!(!Arc::ptr_eq(&first, &catalog.signature(2, &tools[2])));
     }
 
     /// A program (or an upstream) controls the text the host compares

@@ -13,9 +13,9 @@
 
 use serde_json::{Value, json};
 
-use crate::catalog::did_you_mean;
+use crate::catalog::{Catalog, did_you_mean};
 use crate::registry::ToolRegistry;
-use crate::sdk::{TOOLS_GLOBAL, method_signature};
+use crate::sdk::TOOLS_GLOBAL;
 use crate::tool::Tool;
 use crate::ts_syntax::member_access;
 
@@ -50,12 +50,13 @@ if(typeof key!==\"string\"||key===\"then\"||key===\"toJSON\")return target[key];
 const fn=target[key];if(typeof fn===\"function\")return wrap(key,fn);if(key in target)return fn;\
 return wrap(key,function(){return unknown({name:key});});}});}}";
 
-/// One tool as `$search` and `$describe` give it.
-fn tool_match(tool: &Tool) -> Value {
+/// One tool as `$search` and `$describe` give it: the registry's tool at
+/// `index`, its signature from the catalog.
+fn tool_match(catalog: &Catalog, index: usize, tool: &Tool) -> Value {
     let mut out = json!({
         "name": tool.name(),
         "description": tool.description(),
-        "signature": method_signature(tool),
+        "signature": &*catalog.signature(index, tool),
     });
     if let (Some(group), Value::Object(map)) = (tool.get_group(), &mut out) {
         map.insert("group".to_owned(), Value::from(group));
@@ -101,8 +102,8 @@ pub(crate) fn search(registry: &ToolRegistry, arguments: &Value) -> Result<Value
     let matches: Vec<Value> = catalog
         .search(query, limit)
         .into_iter()
-        .filter_map(|(i, _)| tools.get(i))
-        .map(tool_match)
+        .filter_map(|(i, _)| Some((i, tools.get(i)?)))
+        .map(|(i, tool)| tool_match(&catalog, i, tool))
         .collect();
     Ok(Value::Array(matches))
 }
@@ -117,8 +118,8 @@ pub(crate) fn describe(registry: &ToolRegistry, arguments: &Value) -> Result<Val
             kind(arguments.get("name"))
         ));
     };
-    match registry.tool(name) {
-        Some(tool) => Ok(tool_match(tool)),
+    match registry.tool_index(name) {
+        Some((index, tool)) => Ok(tool_match(&registry.catalog(), index, tool)),
         None => Err(format!(
             "{}: there is no tool named {}{}",
             member_access(TOOLS_GLOBAL, DESCRIBE),

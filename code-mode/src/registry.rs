@@ -344,10 +344,13 @@ impl ToolRegistry {
 
     /// The tool called `name`.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
-        self.inner
-            .index
-            .get(name)
-            .and_then(|&i| self.inner.tools.get(i))
+        self.tool_index(name).map(|(_, tool)| tool)
+    }
+
+    /// The tool called `name` and its position among the registry's tools.
+    pub(crate) fn tool_index(&self, name: &str) -> Option<(usize, &Tool)> {
+        let index = *self.inner.index.get(name)?;
+        Some((index, self.inner.tools.get(index)?))
     }
 
     /// Runs a call of one of the registry's tools through the hooks and its
