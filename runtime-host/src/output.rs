@@ -96,9 +96,44 @@ pub(crate) fn cap(text: String, output: Output, max: usize) -> String {
 /// capped by what it really costs, not by one byte a line.
 pub(crate) const LINE_COST: usize = 32;
 
+/// The bytes `text` takes inside a JSON string: `"` and a backslash take
+/// two, a control character two (`\n`) or six (`\u0001`), anything else
+/// its UTF-8 bytes. Console lines leave a run as JSON (the CLI's output, MCP,
+/// Python), so this is what the log budget counts.
+pub(crate) fn json_len(text: &str) -> usize {
+    text.bytes().map(json_byte_len).sum()
+}
+
+fn json_byte_len(byte: u8) -> usize {
+    match byte {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+        0..0x20 => 6,
+        _ => 1,
+    }
+}
+
+/// The length of the longest prefix of `text`, cut on a char boundary,
+/// whose [`json_len`] is at most `budget`.
+fn json_prefix(text: &str, budget: usize) -> usize {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        let cost = if c.is_ascii() {
+            json_byte_len(c as u8)
+        } else {
+            c.len_utf8()
+        };
+        if used + cost > budget {
+            return at;
+        }
+        used += cost;
+    }
+    text.len()
+}
+
 /// Collects console lines up to a byte budget (each line costs its length
-/// plus [`LINE_COST`]). On the first overflow it keeps what fits of the
-/// line, ends with one marker line, and drops everything after.
+/// as JSON, [`json_len`], plus [`LINE_COST`]). On the first overflow it
+/// keeps what fits of the line, ends with one marker line, and drops
+/// everything after.
 #[derive(Debug)]
 pub(crate) struct LogLedger {
     lines: Vec<LogLine>,
@@ -126,20 +161,23 @@ impl LogLedger {
         if self.truncated {
             return;
         }
-        let cost = line.len().saturating_add(LINE_COST);
+        let cost = json_len(&line).saturating_add(LINE_COST);
         if self.used + cost <= self.max_bytes {
             self.used += cost;
             self.lines.push(LogLine::new(level, line));
             return;
         }
         let marker = marker(Output::Logs, None, self.max_bytes);
-        let room = self.max_bytes.saturating_sub(marker.len() + LINE_COST);
+        let room = self.max_bytes.saturating_sub(json_len(&marker) + LINE_COST);
         // Make room for the marker: first from this line, then, if the
         // lines kept so far already fill the budget, from them.
         let mut line = line;
-        line.truncate(truncate_utf8(&line, room.saturating_sub(self.used + LINE_COST)).len());
+        line.truncate(json_prefix(
+            &line,
+            room.saturating_sub(self.used + LINE_COST),
+        ));
         if !line.is_empty() {
-            self.used += line.len() + LINE_COST;
+            self.used += json_len(&line) + LINE_COST;
             self.lines.push(LogLine::new(level, line));
         }
         while self.used > room {
@@ -147,19 +185,18 @@ impl LogLedger {
                 break;
             };
             let excess = self.used - room;
-            if excess > last.len() {
-                self.used -= last.len() + LINE_COST;
+            let last_len = json_len(last);
+            if excess > last_len {
+                self.used -= last_len + LINE_COST;
                 self.lines.pop();
             } else {
-                let keep = truncate_utf8(last, last.len() - excess).len();
-                self.used -= last.len() - keep;
+                let keep = json_prefix(last, last_len - excess);
                 last.truncate(keep);
+                self.used -= last_len - json_len(last);
             }
         }
-        self.lines.push(LogLine::new(
-            LogLevel::Warn,
-            truncate_utf8(&marker, self.max_bytes.saturating_sub(LINE_COST)),
-        ));
+        let marker = &marker[..json_prefix(&marker, self.max_bytes.saturating_sub(LINE_COST))];
+        self.lines.push(LogLine::new(LogLevel::Warn, marker));
         self.truncated = true;
     }
 
@@ -173,7 +210,10 @@ mod tests {
     use super::*;
 
     fn total(lines: &[LogLine]) -> usize {
-        lines.iter().map(|line| line.text.len() + LINE_COST).sum()
+        lines
+            .iter()
+            .map(|line| json_len(&line.text) + LINE_COST)
+            .sum()
     }
 
     fn log(ledger: &mut LogLedger, line: impl Into<String>) {
@@ -230,6 +270,26 @@ mod tests {
         let lines = ledger.into_lines();
         assert!(lines.len() <= (1 << 20) / LINE_COST, "{}", lines.len());
         assert!(total(&lines) <= 1 << 20);
+    }
+
+    #[test]
+    fn a_line_costs_its_length_as_json() {
+        assert_eq!(json_len("a\"b\\c\n\u{1}é"), 1 + 2 + 1 + 2 + 1 + 2 + 6 + 2);
+        for line in [
+            "\u{1}".repeat(1 << 20),
+            "\"".repeat(1 << 20),
+            "é\u{1f}".repeat(1 << 18),
+        ] {
+            let mut ledger = LogLedger::new(1 << 20);
+            log(&mut ledger, line.clone());
+            log(&mut ledger, line);
+            let lines = ledger.into_lines();
+            let kept: usize = lines.iter().map(|line| line.text.len()).sum();
+            assert!(kept > 0);
+            assert!(total(&lines) <= 1 << 20, "{} bytes as JSON", total(&lines));
+            let json = serde_json::to_string(&lines.iter().map(|l| &l.text).collect::<Vec<_>>());
+            assert!(json.expect("JSON").len() <= 1 << 20);
+        }
     }
 
     #[test]
