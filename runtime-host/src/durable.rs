@@ -242,6 +242,16 @@ pub enum DurableError {
     },
 }
 
+/// The most bytes of a record's own text (a serde message quoting it, its
+/// format, guest or bindings) that a [`DurableError`] repeats: a hostile
+/// record cannot make the refusal long.
+const SHOWN_BYTES: usize = 256;
+
+/// `text` cut to [`SHOWN_BYTES`], for a [`DurableError`].
+pub(crate) fn shown(text: &str) -> String {
+    crate::output::shorten(text, SHOWN_BYTES)
+}
+
 impl fmt::Display for RecordedNamespace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{{{}}}", self.global, self.functions.join(", "))
@@ -269,7 +279,10 @@ fn from_json<T: serde::de::DeserializeOwned>(
     text: &str,
     what: &'static str,
 ) -> Result<T, DurableError> {
-    let unreadable = |reason: String| DurableError::Unreadable { what, reason };
+    let unreadable = |reason: String| DurableError::Unreadable {
+        what,
+        reason: shown(&reason),
+    };
     let value = crate::json::parse_within(text, crate::json::MAX_JSON_DEPTH + RECORD_NESTING)
         .map_err(|error| unreadable(error.to_string()))?;
     serde_json::from_value(value).map_err(|error| unreadable(error.to_string()))
@@ -286,14 +299,14 @@ impl RunRecord {
         if self.format != RECORD_FORMAT || self.version != FORMAT_VERSION {
             return Err(DurableError::Format {
                 what: "the record",
-                format: self.format.clone(),
+                format: shown(&self.format),
                 version: self.version,
                 expected: RECORD_FORMAT,
             });
         }
         if self.guest_sha256 != guest_sha256 {
             return Err(DurableError::GuestMismatch {
-                recorded: self.guest_sha256.clone(),
+                recorded: shown(&self.guest_sha256),
                 current: guest_sha256.to_owned(),
             });
         }
@@ -313,7 +326,7 @@ impl Continuation {
         if self.format != CONTINUATION_FORMAT || self.version != FORMAT_VERSION {
             return Err(DurableError::Format {
                 what: "the continuation",
-                format: self.format.clone(),
+                format: shown(&self.format),
                 version: self.version,
                 expected: CONTINUATION_FORMAT,
             });
@@ -328,5 +341,33 @@ impl Continuation {
         } else {
             Err(DurableError::NotInterrupted { step: self.step })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record quoting a megabyte of its own text where serde or the
+    /// checks would repeat it is refused in a short message.
+    #[test]
+    fn a_hostile_record_is_refused_in_a_short_message() {
+        let long = "x".repeat(1 << 20);
+        let unreadable = RunRecord::from_json(&format!(r#"{{"format": 1, "{long}": 2}}"#));
+        let unknown_variant = Continuation::from_json(&format!(
+            r#"{{"format": "x", "version": 1, "step": 1, "record": {{"calls": [{{"outcome": {{"{long}": 1}}}}]}}}}"#
+        ));
+        for error in [unreadable.unwrap_err(), unknown_variant.unwrap_err()] {
+            assert!(
+                error.to_string().len() < 1024,
+                "{} bytes",
+                error.to_string().len()
+            );
+        }
+        let wrong_guest = DurableError::GuestMismatch {
+            recorded: shown(&long),
+            current: "abc".into(),
+        };
+        assert!(wrong_guest.to_string().len() < 1024);
     }
 }

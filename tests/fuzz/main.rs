@@ -1,7 +1,8 @@
 //! A fuzz target for everything the host does with hostile input: the
 //! TypeScript front end (nesting scan, parse, transform, position mapping),
 //! the guest's JSON (binding arguments, returned values) and the log ledger,
-//! plus a slice of the generated programs run in the real sandbox.
+//! records and continuations (mutated, then replayed and resumed), plus a
+//! slice of the generated programs run in the real sandbox.
 //!
 //! Inputs come from three sources, driven by `arbitrary` over a seeded
 //! stream of bytes: programs built from nesting constructs at random depths
@@ -21,7 +22,8 @@ use std::time::{Duration, Instant};
 use arbitrary::Unstructured;
 use coderun_runtime::__internals as internals;
 use coderun_runtime::{
-    CodeBindingNamespace, CodeRunRequest, CodeRuntime, RuntimeConfig, WasmCodeRuntime,
+    BindingError, CodeBindingNamespace, CodeRunRequest, CodeRuntime, Continuation, RunRecord,
+    RuntimeConfig, WasmCodeRuntime,
 };
 
 /// How long a pass runs unless `CODERUN_FUZZ_SECONDS` says otherwise.
@@ -288,6 +290,83 @@ fn corpus() -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The most bytes of a misuse error's message: whatever a record or a
+/// continuation holds, the error that refuses it stays short.
+const MAX_MISUSE_BYTES: usize = 4096;
+
+/// A program whose record and continuation the durable inputs mutate.
+const DURABLE: &str = "const a = await tools.echo({ n: 1, s: 'x' }); \
+     const ok = await tools.approve({ a }); return [a, ok];";
+
+/// A real record and continuation of [`DURABLE`], as JSON.
+async fn durable_seeds(runtime: &WasmCodeRuntime, tools: &CodeBindingNamespace) -> [String; 2] {
+    let mut request = CodeRunRequest::new(DURABLE).binding(tools.clone());
+    request.record = true;
+    let result = runtime.run(request).await.expect("no misuse");
+    let interrupted = result.interrupted.expect("the run is interrupted");
+    let record = serde_json::to_string(&interrupted.continuation.record).expect("JSON");
+    let continuation = serde_json::to_string(&interrupted.continuation).expect("JSON");
+    [record, continuation]
+}
+
+/// `seed` with a few of its bytes or tokens changed.
+fn mutate_json(u: &mut Unstructured<'_>, seed: &str) -> arbitrary::Result<String> {
+    let mut text = seed.to_owned();
+    for _ in 0..u.int_in_range(1..=4)? {
+        let at = text.floor_char_boundary(u.int_in_range(0..=text.len())?);
+        match u.int_in_range(0..=4)? {
+            0 => text.insert_str(at, &json_like(u)?),
+            1 => {
+                let end = text.floor_char_boundary(at + u.int_in_range(0..=40)?);
+                text.replace_range(at..end, "");
+            }
+            2 => text.insert_str(at, &"9".repeat(u.int_in_range(1..=400)?)),
+            3 => text.insert_str(at, &"[".repeat(u.int_in_range(1..=5000)?)),
+            _ => text.insert(at, char::from(u.int_in_range(0..=127u8)?)),
+        }
+    }
+    Ok(text)
+}
+
+/// A mutated record replayed, or a mutated continuation resumed: a result
+/// or a short typed refusal, never a panic.
+async fn check_durable(
+    runtime: &WasmCodeRuntime,
+    tools: &CodeBindingNamespace,
+    u: &mut Unstructured<'_>,
+    seeds: &[String; 2],
+) -> Result<(), String> {
+    let record = u.arbitrary::<bool>().unwrap_or(true);
+    let text = mutate_json(u, &seeds[usize::from(!record)]).unwrap_or_default();
+    let request = if record {
+        match RunRecord::from_json(&text) {
+            Ok(record) => CodeRunRequest::replay(record),
+            Err(error) => return bounded(&error.to_string()),
+        }
+    } else {
+        match Continuation::from_json(&text) {
+            Ok(continuation) => CodeRunRequest::resume(continuation, Ok(serde_json::json!(true)))
+                .binding(tools.clone()),
+            Err(error) => return bounded(&error.to_string()),
+        }
+    };
+    match runtime.run(request).await {
+        Ok(_) => Ok(()),
+        Err(misuse) => bounded(&misuse.to_string()),
+    }
+}
+
+fn bounded(message: &str) -> Result<(), String> {
+    if message.len() > MAX_MISUSE_BYTES {
+        return Err(format!(
+            "a refusal of {} bytes: {}",
+            message.len(),
+            message.chars().take(300).collect::<String>()
+        ));
+    }
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_inputs_never_crash_the_host() {
     let seconds = std::env::var("CODERUN_FUZZ_SECONDS")
@@ -317,7 +396,13 @@ async fn hostile_inputs_never_crash_the_host() {
         .max_memory_bytes(32 * 1024 * 1024)
         .max_concurrent_runs(4);
     let runtime = WasmCodeRuntime::new(sandbox_config).expect("the runtime builds");
-    let tools = CodeBindingNamespace::new("tools").function("echo", |x| async move { Ok(x) });
+    let tools = CodeBindingNamespace::new("tools")
+        .function("echo", |x| async move { Ok(x) })
+        .function(
+            "approve",
+            |x| async move { Err(BindingError::interrupt(x)) },
+        );
+    let seeds = durable_seeds(&runtime, &tools).await;
 
     let mut stream = Stream(seed);
     let deadline = Instant::now() + Duration::from_secs(seconds);
@@ -335,7 +420,7 @@ async fn hostile_inputs_never_crash_the_host() {
     while Instant::now() < deadline {
         let bytes = stream.bytes(4096);
         let mut u = Unstructured::new(&bytes);
-        let kind = u.int_in_range(0..=9).unwrap_or(0);
+        let kind = u.int_in_range(0..=10).unwrap_or(0);
         let input = match kind {
             0..=3 => generated(&mut u),
             4..=6 => mutated(&mut u, &corpus),
@@ -347,6 +432,14 @@ async fn hostile_inputs_never_crash_the_host() {
             _ => Ok(String::new()),
         }
         .unwrap_or_default();
+        if kind == 10 {
+            if let Err(why) = check_durable(&runtime, &tools, &mut u, &seeds).await {
+                panic!("durable input {inputs} (seed {seed}) failed: {why}");
+            }
+            inputs += 1;
+            runs += 1;
+            continue;
+        }
         if std::env::var_os("CODERUN_FUZZ_TRACE").is_some() {
             std::fs::write("/tmp/fuzz-last-input", &input).ok();
         }

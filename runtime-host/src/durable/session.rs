@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use super::{
     CONTINUATION_FORMAT, CallOutcome, Continuation, DurableError, FORMAT_VERSION, Interrupted,
     Interruption, Ledger, RECORD_FORMAT, RecordedBudgets, RecordedNamespace, RunRecord, describe,
-    sha256_hex, sign, verify,
+    sha256_hex, shown, sign, verify,
 };
 use crate::bindings::{self, CodeBindingNamespace};
 use crate::clock::Clock;
@@ -82,8 +82,8 @@ impl Session {
                 let given = recorded_bindings(bindings);
                 if given != record.bindings {
                     return Err(DurableError::BindingMismatch {
-                        recorded: describe(&record.bindings),
-                        given: describe(&given),
+                        recorded: shown(&describe(&record.bindings)),
+                        given: shown(&describe(&given)),
                     });
                 }
                 let mut calls = record.calls;
