@@ -517,3 +517,166 @@ async fn a_paused_run_resumes_only_in_its_own_session() {
     owner.cancel().await.expect("close");
     other.cancel().await.expect("close");
 }
+
+/// A splitmix64 stream, for the framing fuzz below.
+struct Stream(u64);
+
+impl Stream {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// A well-formed `initialize` request over HTTP/1.1, then a few of its
+/// bytes changed, lines repeated or cut, or hostile framing added.
+fn mangled_request(stream: &mut Stream, addr: &str) -> Vec<u8> {
+    let body = initialize_body();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    const EXTRAS: &[&[u8]] = &[
+        b"Transfer-Encoding: chunked\r\n",
+        b"Content-Length: 99999999999999999999\r\n",
+        b"Content-Length: -1\r\n",
+        b"Content-Length: 5\r\nContent-Length: 7\r\n",
+        b"Mcp-Session-Id: \x00\xff\r\n",
+        b"Authorization: Bearer \r\n",
+        b"Origin: null\r\n",
+        b"Expect: 100-continue\r\n",
+        b"Connection: upgrade\r\nUpgrade: websocket\r\n",
+        b"\r\n\r\n\r\n",
+        b"GET /mcp HTTP/1.1\r\n\r\n",
+        b"0\r\n\r\n",
+        b"ffffffffffffffff\r\n",
+        b"\n",
+        b"\r",
+        b"\x00",
+    ];
+    for _ in 0..=stream.below(4) {
+        let at = stream.below(request.len() + 1);
+        match stream.below(6) {
+            0 => {
+                let extra = EXTRAS[stream.below(EXTRAS.len())];
+                request.splice(at..at, extra.iter().copied());
+            }
+            1 => request.truncate(at),
+            2 => {
+                if at < request.len() {
+                    request[at] = stream.next() as u8;
+                }
+            }
+            3 => {
+                // A long header line or a long token.
+                let long = vec![b'a' + stream.below(26) as u8; 1 + stream.below(200_000)];
+                request.splice(at..at, long);
+            }
+            4 => {
+                let end = (at + stream.below(64)).min(request.len());
+                request.drain(at..end);
+            }
+            _ => {
+                // Pipelined: the same request again behind it.
+                let copy = request.clone();
+                request.extend_from_slice(&copy);
+            }
+        }
+    }
+    request
+}
+
+/// Mangled HTTP framing (chunked lies, conflicting lengths, NULs, bare CR
+/// and LF, megabyte-long header lines, pipelining, cut requests) never
+/// brings `coderun mcp --listen` down: each gets an answer or a closed
+/// connection, and a real client is served afterwards. `make fuzz` runs it
+/// for `CODERUN_FUZZ_SECONDS`; `make test` runs 300 requests.
+#[tokio::test(flavor = "multi_thread")]
+async fn mangled_http_framing_never_brings_the_server_down() {
+    use tokio::io::AsyncReadExt as _;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let seconds: Option<u64> = std::env::var("CODERUN_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let seed = std::env::var("CODERUN_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    eprintln!("http framing fuzz: seed {seed} (CODERUN_FUZZ_SEED={seed} reproduces it)");
+    let workspace = Workspace::new();
+    let mut config = workspace.stubborn_fixture_config();
+    config["http"] = json!({"headerTimeoutSecs": 2, "bodyTimeoutSecs": 2});
+    let path = workspace.write_config(&config);
+    let mut server = HttpServer::start("0", &["--config", &path.display().to_string()], &[]).await;
+    let mut stream = Stream(seed);
+    let deadline = seconds.map(|s| std::time::Instant::now() + Duration::from_secs(s));
+    let (mut sent, mut answered) = (0u64, 0u64);
+    while deadline.map_or(sent < 300, |deadline| std::time::Instant::now() < deadline) {
+        let request = mangled_request(&mut stream, &server.addr);
+        let mut connection = tokio::net::TcpStream::connect(&server.addr)
+            .await
+            .unwrap_or_else(|error| panic!("request {sent} (seed {seed}): connect: {error}"));
+        let (mut read, mut write) = connection.split();
+        let writing = async {
+            let _ = write.write_all(&request).await;
+            let _ = write.shutdown().await;
+        };
+        let reading = async {
+            let mut answer = Vec::new();
+            let mut buffer = [0u8; 8192];
+            // Until the server closes, or enough to know it answered.
+            while answer.len() < 1 << 16 {
+                match read.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => answer.extend_from_slice(&buffer[..n]),
+                }
+            }
+            answer
+        };
+        let exchange = async { tokio::join!(writing, reading).1 };
+        let answer = tokio::time::timeout(Duration::from_secs(10), exchange)
+            .await
+            .unwrap_or_else(|_| {
+                panic!("request {sent} (seed {seed}) got neither an answer nor a close in 10 s")
+            });
+        assert!(
+            answer.is_empty() || answer.starts_with(b"HTTP/1."),
+            "request {sent} (seed {seed}) got {:?}",
+            String::from_utf8_lossy(&answer[..answer.len().min(200)])
+        );
+        answered += u64::from(!answer.is_empty());
+        assert!(
+            server.child.try_wait().expect("wait").is_none(),
+            "request {sent} (seed {seed}) ended the server:\n{}",
+            server.stderr.lock().expect("stderr lock")
+        );
+        sent += 1;
+    }
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_uri(server.url()))
+        .await
+        .expect("a real client connects after the mangled requests");
+    let result = run_code(&client, "return 6 * 7").await;
+    assert!(text(&result).contains("42"), "{result:?}");
+    client.cancel().await.expect("close");
+    eprintln!("http framing fuzz: {sent} requests, {answered} answered");
+    // Most mangled requests still reach hyper's parser and get a status.
+    assert!(
+        answered * 4 >= sent,
+        "{answered} of {sent} requests answered"
+    );
+}
