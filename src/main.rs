@@ -558,7 +558,10 @@ fn print_sdk(gateway: &Gateway, stats: bool) -> anyhow::Result<()> {
             native.len(),
             server.tools().len(),
             100.0 * code_bytes as f64 / native_bytes.max(1) as f64,
-            sdk.full_bytes,
+            sdk.full_bytes.map_or_else(
+                || format!("over the cap of {}", sdk.max_bytes),
+                |bytes| bytes.to_string()
+            ),
             sdk.search_bytes,
             sdk.disclosure,
             sdk.budget_bytes,

@@ -17,6 +17,11 @@ use crate::tool::Tool;
 /// within 16 KiB.
 pub const DEFAULT_SDK_BUDGET: usize = 15 * 1024;
 
+/// The cap on the SDK section that declares every tool, in any
+/// disclosure: past it, `full` gives way to `search`. 1 MiB is some
+/// 250,000 tokens, more than any model's context holds.
+pub const DEFAULT_MAX_SDK_BYTES: usize = 1024 * 1024;
+
 /// How the SDK section discloses the tools.
 ///
 /// ```
@@ -30,7 +35,8 @@ pub const DEFAULT_SDK_BUDGET: usize = 15 * 1024;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Disclosure {
-    /// Every tool's TypeScript declaration.
+    /// Every tool's TypeScript declaration, up to the registry's
+    /// `max_sdk_bytes`; past it, `search`.
     Full,
     /// The tools' names and one-line summaries, grouped (by server), within
     /// the budget; programs find signatures with `tools.$search`.

@@ -123,7 +123,7 @@ pub use coderun_runtime;
 pub use coderun_runtime::{AbortController, AbortSignal};
 
 pub use bridge::{ABANDONED, NO_OUTPUT, NOT_DISPATCHED, PAUSED, RUN_SETTLED};
-pub use disclosure::{DEFAULT_SDK_BUDGET, Disclosure, DisclosureError};
+pub use disclosure::{DEFAULT_MAX_SDK_BYTES, DEFAULT_SDK_BUDGET, Disclosure, DisclosureError};
 pub use discovery::{DEFAULT_SEARCH_LIMIT, DESCRIBE, MAX_SEARCH_LIMIT, SEARCH};
 pub use events::{DispatchEvent, EventSink, MAX_SUMMARY_BYTES};
 pub use hooks::{Approval, HookDecision};

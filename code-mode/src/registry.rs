@@ -16,7 +16,7 @@ use futures::FutureExt as _;
 use serde_json::{Value, json};
 
 use crate::catalog::Catalog;
-use crate::disclosure::{DEFAULT_SDK_BUDGET, Disclosure};
+use crate::disclosure::{DEFAULT_MAX_SDK_BYTES, DEFAULT_SDK_BUDGET, Disclosure};
 use crate::events::{DispatchEvent, EventSink};
 use crate::hooks::{self, HookDecision, PostExecuteHook, PreExecuteHook};
 use crate::mode::Mode;
@@ -64,6 +64,7 @@ struct Inner {
     runtime: Option<Arc<dyn CodeRuntime>>,
     disclosure: Disclosure,
     sdk_budget: usize,
+    max_sdk_bytes: usize,
     max_output_bytes: usize,
     /// The search index of `tools`, built on first use after a change.
     catalog: OnceLock<Arc<Catalog>>,
@@ -87,6 +88,7 @@ impl Default for Inner {
             runtime: None,
             disclosure: Disclosure::default(),
             sdk_budget: DEFAULT_SDK_BUDGET,
+            max_sdk_bytes: DEFAULT_MAX_SDK_BYTES,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             catalog: OnceLock::new(),
             paused: Arc::default(),
@@ -230,6 +232,18 @@ impl ToolRegistry {
         self
     }
 
+    /// Sets the cap on the SDK section declaring every tool, in bytes, in
+    /// every disclosure: past it, [`Disclosure::Full`] gives way to the
+    /// search listing as [`Disclosure::Auto`] does past the budget, and the
+    /// full declarations are not rendered further (an upstream's schemas
+    /// can expand to hundreds of megabytes of TypeScript).
+    ///
+    /// By default this is [`DEFAULT_MAX_SDK_BYTES`] (1 MiB).
+    pub fn max_sdk_bytes(&mut self, bytes: usize) -> &mut Self {
+        self.inner_mut().max_sdk_bytes = bytes;
+        self
+    }
+
     /// Sets the budget of one `run_code` result's text in bytes: the
     /// printed lines, the returned value and a failure's message share it,
     /// and text past it is cut with one marker saying how to print less.
@@ -250,6 +264,11 @@ impl ToolRegistry {
     /// The SDK section's budget in bytes.
     pub fn get_sdk_budget(&self) -> usize {
         self.inner.sdk_budget
+    }
+
+    /// The cap on the full SDK section in bytes.
+    pub fn get_max_sdk_bytes(&self) -> usize {
+        self.inner.max_sdk_bytes
     }
 
     /// The budget of one `run_code` result's text in bytes.

@@ -48,12 +48,16 @@ pub struct Assembly {
 pub struct SdkStats {
     /// How many tools the registry has.
     pub tools: usize,
-    /// Bytes of the section declaring every tool.
-    pub full_bytes: usize,
+    /// Bytes of the section declaring every tool; `None` when it passes
+    /// [`max_bytes`](Self::max_bytes), where its rendering stops.
+    pub full_bytes: Option<usize>,
     /// Bytes of the search section (listing and discovery functions).
     pub search_bytes: usize,
     /// The budget `auto` compares the full section against.
     pub budget_bytes: usize,
+    /// The cap on the full section in any disclosure (see
+    /// [`ToolRegistry::max_sdk_bytes`]).
+    pub max_bytes: usize,
     /// The disclosure in effect: `full` or `search`.
     pub disclosure: Disclosure,
 }
@@ -156,7 +160,9 @@ impl ToolRegistry {
 
     /// The section's sizes in both disclosures, and which one applies.
     pub fn sdk_stats(&self) -> SdkStats {
-        let full = self.section(Declared::Full).len();
+        let full = self
+            .full_section(self.get_max_sdk_bytes())
+            .map(|full| full.len());
         let search = self.section(Declared::Search).len();
         let (_, declared) = self.sections();
         SdkStats {
@@ -164,6 +170,7 @@ impl ToolRegistry {
             full_bytes: full,
             search_bytes: search,
             budget_bytes: self.get_sdk_budget(),
+            max_bytes: self.get_max_sdk_bytes(),
             disclosure: match declared {
                 Declared::Full => Disclosure::Full,
                 Declared::Search => Disclosure::Search,
@@ -181,19 +188,25 @@ impl ToolRegistry {
     }
 
     /// The section in effect and what it declares.
+    /// `full` gives way to `search` past `max_sdk_bytes`, as `auto` does
+    /// past the budget.
     fn sections(&self) -> (String, Declared) {
-        match self.get_disclosure() {
-            Disclosure::Full => (self.section(Declared::Full), Declared::Full),
-            Disclosure::Search => (self.section(Declared::Search), Declared::Search),
-            Disclosure::Auto => {
-                let full = self.section(Declared::Full);
-                if full.len() <= self.get_sdk_budget() {
-                    (full, Declared::Full)
-                } else {
-                    (self.section(Declared::Search), Declared::Search)
-                }
-            }
+        let limit = match self.get_disclosure() {
+            Disclosure::Full => self.get_max_sdk_bytes(),
+            Disclosure::Search => 0,
+            Disclosure::Auto => self.get_sdk_budget().min(self.get_max_sdk_bytes()),
+        };
+        match self.full_section(limit) {
+            Some(full) => (full, Declared::Full),
+            None => (self.section(Declared::Search), Declared::Search),
         }
+    }
+
+    /// The section declaring every tool, unless it passes `limit` bytes
+    /// (its rendering then stops there).
+    fn full_section(&self, limit: usize) -> Option<String> {
+        let output = self.get_max_output_bytes();
+        sdk::render_section_within(self.tools(), Declared::Full, 0, output, limit)
     }
 
     /// The section declaring `declared`; a search listing takes what the
@@ -201,7 +214,7 @@ impl ToolRegistry {
     fn section(&self, declared: Declared) -> String {
         let output = self.get_max_output_bytes();
         match declared {
-            Declared::Full => sdk::render_section(self.tools(), declared, 0, output),
+            Declared::Full => self.full_section(usize::MAX).unwrap_or_default(),
             Declared::Search => {
                 let frame = sdk::render_section(self.tools(), declared, 0, output).len();
                 let room = self.get_sdk_budget().saturating_sub(frame);

@@ -83,27 +83,35 @@ pub(crate) enum Declared {
 /// (after the discovery functions), or in search mode the discovery
 /// functions and an index signature.
 pub(crate) fn render_declarations(tools: &[Tool], declared: Declared) -> String {
+    render_declarations_within(tools, declared, usize::MAX).unwrap_or_default()
+}
+
+/// [`render_declarations`], or `None` once they pass `limit` bytes: the
+/// rendering stops at the first tool past it, so that a catalog whose
+/// declarations would run to hundreds of megabytes costs the host no more
+/// than the limit and one tool's signature.
+pub(crate) fn render_declarations_within(
+    tools: &[Tool],
+    declared: Declared,
+    limit: usize,
+) -> Option<String> {
     let mut out = String::from(TOOL_MATCH);
-    match declared {
-        Declared::Full => {
-            let signatures: Vec<ToolSignature<'_>> = tools.iter().map(signature).collect();
-            let block = render_sdk(&signatures);
-            let head = format!("declare const {TOOLS_GLOBAL}: {{\n");
-            out.push_str(&head);
-            out.push_str(DISCOVERY_METHODS);
-            let methods = block.strip_prefix(head.as_str()).unwrap_or(&block);
-            out.push_str(methods.strip_suffix("};").unwrap_or(methods));
-            out.push_str(ANY_TOOL);
-            out.push_str("};");
-        }
-        Declared::Search => {
-            let _ = writeln!(out, "declare const {TOOLS_GLOBAL}: {{");
-            out.push_str(DISCOVERY_METHODS);
-            out.push_str(ANY_TOOL);
-            out.push_str("};");
+    let _ = writeln!(out, "declare const {TOOLS_GLOBAL}: {{");
+    out.push_str(DISCOVERY_METHODS);
+    if declared == Declared::Full {
+        let mut sorted: Vec<&Tool> = tools.iter().collect();
+        sorted.sort_by(|a, b| a.name().cmp(b.name()));
+        for tool in sorted {
+            out.push_str(&render_tool(&signature(tool)));
+            out.push('\n');
+            if out.len() > limit {
+                return None;
+            }
         }
     }
-    out
+    out.push_str(ANY_TOOL);
+    out.push_str("};");
+    (out.len() <= limit).then_some(out)
 }
 
 /// The SDK prompt section: instructions for writing a program, then the
@@ -116,6 +124,25 @@ pub(crate) fn render_section(
     listing_budget: usize,
     max_output_bytes: usize,
 ) -> String {
+    render_section_within(
+        tools,
+        declared,
+        listing_budget,
+        max_output_bytes,
+        usize::MAX,
+    )
+    .unwrap_or_default()
+}
+
+/// [`render_section`], or `None` once it passes `limit` bytes (see
+/// [`render_declarations_within`]).
+pub(crate) fn render_section_within(
+    tools: &[Tool],
+    declared: Declared,
+    listing_budget: usize,
+    max_output_bytes: usize,
+    limit: usize,
+) -> Option<String> {
     let mut out = String::from(
         "## Tools as TypeScript\n\
          \n\
@@ -164,9 +191,11 @@ pub(crate) fn render_section(
         out.push_str(&listing(tools, listing_budget));
     }
     out.push_str("\n```ts\n");
-    out.push_str(&render_declarations(tools, declared));
+    let declarations =
+        render_declarations_within(tools, declared, limit.saturating_sub(out.len() + 5))?;
+    out.push_str(&declarations);
     out.push_str("\n```\n");
-    out
+    (out.len() <= limit).then_some(out)
 }
 
 /// `tool`'s declaration as `$search` gives it: its method signature as in

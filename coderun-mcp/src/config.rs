@@ -211,6 +211,9 @@ pub struct Limits {
     /// The budget of the SDK in `run_code`'s description, in bytes (Code
     /// Mode's default, 15 KiB, when absent).
     pub sdk_budget_bytes: Option<usize>,
+    /// The cap on the SDK declaring every tool, in bytes, in any disclosure
+    /// (Code Mode's default, 1 MiB, when absent).
+    pub max_sdk_bytes: Option<usize>,
     /// How much of the catalog the description declares (`auto` when
     /// absent).
     pub disclosure: Option<Disclosure>,
@@ -237,6 +240,7 @@ impl Limits {
             max_message_bytes: overrides.max_message_bytes.or(self.max_message_bytes),
             max_output_bytes: overrides.max_output_bytes.or(self.max_output_bytes),
             sdk_budget_bytes: overrides.sdk_budget_bytes.or(self.sdk_budget_bytes),
+            max_sdk_bytes: overrides.max_sdk_bytes.or(self.max_sdk_bytes),
             disclosure: overrides.disclosure.or(self.disclosure),
             trace: overrides.trace.or(self.trace),
         }
@@ -354,6 +358,7 @@ struct RawLimits {
     max_message_bytes: Option<usize>,
     max_output_bytes: Option<usize>,
     sdk_budget_bytes: Option<usize>,
+    max_sdk_bytes: Option<usize>,
 }
 
 impl McpConfig {
@@ -543,6 +548,7 @@ fn limits(raw: RawLimits) -> Result<Limits, String> {
         max_message_bytes: raw.max_message_bytes,
         max_output_bytes: positive("maxOutputBytes", raw.max_output_bytes)?,
         sdk_budget_bytes: raw.sdk_budget_bytes,
+        max_sdk_bytes: raw.max_sdk_bytes,
         disclosure: None,
         trace: None,
     })

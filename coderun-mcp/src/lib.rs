@@ -231,6 +231,9 @@ impl Gateway {
         if let Some(bytes) = limits.sdk_budget_bytes {
             registry.sdk_budget(bytes);
         }
+        if let Some(bytes) = limits.max_sdk_bytes {
+            registry.max_sdk_bytes(bytes);
+        }
         let mut listed_tools = HashMap::new();
         let mut started = Vec::new();
         let mut unavailable = Vec::new();

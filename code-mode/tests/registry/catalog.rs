@@ -76,8 +76,58 @@ fn auto_disclosure_fits_the_budget_with_the_catalog() {
     assert!(section.contains("create_issue, "), "{section}");
     let stats: SdkStats = registry.sdk_stats();
     assert_eq!(stats.disclosure, Disclosure::Search);
-    assert!(stats.full_bytes > 100 * 1024, "{stats:?}");
+    assert!(
+        stats.full_bytes.expect("under the cap") > 100 * 1024,
+        "{stats:?}"
+    );
     assert_eq!(stats.search_bytes, section.len());
+}
+
+/// `full` disclosure is capped too: past `max_sdk_bytes` it gives way to
+/// the search listing, and a catalog whose declarations would run to
+/// 25 MB (500 tools of 50 KB of TypeScript each) is not rendered past the
+/// cap.
+#[test]
+fn full_disclosure_gives_way_to_search_past_the_cap() {
+    let (mut registry, _) = code_registry(catalog_tools());
+    registry.disclosure(Disclosure::Full);
+    assert_eq!(registry.get_max_sdk_bytes(), 1024 * 1024);
+    assert_eq!(registry.sdk_stats().disclosure, Disclosure::Full);
+    registry.max_sdk_bytes(64 * 1024);
+    let stats = registry.sdk_stats();
+    assert_eq!(stats.disclosure, Disclosure::Search, "{stats:?}");
+    assert_eq!(stats.full_bytes, None, "{stats:?}");
+    let section = registry.sdk_section();
+    assert!(section.contains("tools.$search("), "{section}");
+    assert!(
+        section.len() <= registry.get_sdk_budget(),
+        "{} bytes",
+        section.len()
+    );
+
+    let properties: serde_json::Map<String, Value> = (0..1_000)
+        .map(|i| {
+            (
+                format!("field_{i:04}_{}", "x".repeat(30)),
+                json!({"type": "string"}),
+            )
+        })
+        .collect();
+    let schema = json!({"type": "object", "properties": properties});
+    let huge = (0..500).map(|i| {
+        Tool::new(format!("t{i}"), "", schema.clone(), |_, _| async {
+            ToolResult::text("")
+        })
+    });
+    let (mut huge, _) = code_registry(huge);
+    huge.disclosure(Disclosure::Full);
+    let section = huge.sdk_section();
+    assert!(
+        section.len() <= huge.get_sdk_budget(),
+        "{} bytes",
+        section.len()
+    );
+    assert_eq!(huge.sdk_stats().full_bytes, None);
 }
 
 #[tokio::test]
