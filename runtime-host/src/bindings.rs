@@ -348,7 +348,7 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
         check_global(global)?;
         if !seen.insert(global) {
             return Err(MisuseError::DuplicateBindingGlobal {
-                global: global.to_owned(),
+                global: crate::output::shorten(global, 128),
             });
         }
         namespaces.push(Namespace {
@@ -371,8 +371,10 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
 }
 
 fn check_global(global: &str) -> Result<(), MisuseError> {
+    // The name may come from a hostile record (a replay's bindings): the
+    // refusal repeats at most 128 bytes of it.
     let invalid = |reason| MisuseError::InvalidBindingGlobal {
-        global: global.to_owned(),
+        global: crate::output::shorten(global, 128),
         reason,
     };
     if global.is_empty() {
@@ -392,6 +394,16 @@ fn check_global(global: &str) -> Result<(), MisuseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_global_is_named_in_a_short_message() {
+        for name in ["[".repeat(1 << 20), "\u{1}".repeat(1 << 20)] {
+            let refusal = check_global(&name)
+                .expect_err("not an identifier")
+                .to_string();
+            assert!(refusal.len() < 1024, "{} bytes", refusal.len());
+        }
+    }
 
     #[test]
     fn accepts_identifiers() {
