@@ -401,8 +401,8 @@ const LOG_LINES_BUFFERED: usize = 8192;
 /// nobody reads (lines beyond [`LOG_LINES_BUFFERED`] are dropped) or one
 /// that is closed (write errors are ignored, never reported on stderr
 /// itself) cannot block the server or its shutdown. The guard flushes what
-/// is buffered when the command ends, waiting at most a second.
-fn init_mcp_process() -> tracing_appender::non_blocking::WorkerGuard {
+/// is buffered when the command ends, waiting at most [`LOG_FLUSH`].
+fn init_mcp_process() -> LogFlush {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,coderun=info"));
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
@@ -418,7 +418,33 @@ fn init_mcp_process() -> tracing_appender::non_blocking::WorkerGuard {
         .init();
     // Fails only if a provider is already installed, which is as good.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    guard
+    LogFlush(Some(guard))
+}
+
+/// How long the end of `coderun mcp` waits for its last log lines to be
+/// written: a stderr that is not read must not hold up the exit (the
+/// guard's own wait is a second).
+const LOG_FLUSH: Duration = Duration::from_millis(200);
+
+/// Flushes the log writer when dropped, waiting at most [`LOG_FLUSH`].
+struct LogFlush(Option<tracing_appender::non_blocking::WorkerGuard>);
+
+impl Drop for LogFlush {
+    fn drop(&mut self) {
+        let Some(guard) = self.0.take() else {
+            return;
+        };
+        let (flushed, wait) = std::sync::mpsc::channel();
+        let flushing = std::thread::Builder::new()
+            .name("coderun-log-flush".into())
+            .spawn(move || {
+                drop(guard);
+                let _ = flushed.send(());
+            });
+        if flushing.is_ok() {
+            let _ = wait.recv_timeout(LOG_FLUSH);
+        }
+    }
 }
 
 /// What `mcp` and `sdk` start from: signal handling, the upstreams, and

@@ -680,3 +680,69 @@ async fn mangled_http_framing_never_brings_the_server_down() {
         "{answered} of {sent} requests answered"
     );
 }
+
+/// Over HTTP as over stdio, coderun's own logging never stops the server:
+/// with its stderr closed by the parent, or held open and never read (a
+/// pipe that fills after 64 KiB), it serves 50 runs with trace logging on,
+/// and SIGTERM mid-call still ends it with status 0 within a second, its
+/// upstream group gone.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_stderr_closed_or_unread_the_http_server_serves_and_stops_cleanly() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    for closed in [true, false] {
+        let workspace = Workspace::new();
+        let config = workspace.write_config(&workspace.stubborn_fixture_config());
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let listen = format!("127.0.0.1:{port}");
+        let mut child = super::coderun_command()
+            .args(["mcp", "--listen", &listen, "--config"])
+            .arg(&config)
+            .env("RUST_LOG", "trace")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn coderun mcp --listen");
+        // Closed at once, or held (so the pipe fills) and never read.
+        let held = child.stderr.take().filter(|_| !closed);
+        let mut connected = None;
+        for _ in 0..600 {
+            if tokio::net::TcpStream::connect(&listen).await.is_ok() {
+                connected = Some(());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        connected.expect("coderun mcp listens");
+        let url = format!("http://{listen}/mcp");
+        let client =
+            ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+                .await
+                .expect("connect over HTTP");
+        for i in 0..50 {
+            let result = run_code(&client, &format!("return {i} + 1")).await;
+            assert!(text(&result).contains(&(i + 1).to_string()), "{result:?}");
+        }
+        let call = tokio::spawn(async move {
+            let mut arguments = JsonObject::new();
+            let code = "await tools.fixture_wait({}); return 'not stopped';";
+            arguments.insert("code".to_owned(), Value::from(code));
+            let params = CallToolRequestParams::new("run_code").with_arguments(arguments);
+            let _ = client.peer().call_tool(params).await;
+        });
+        let group = upstream_group_mid_call(&workspace).await;
+        let stop = signal(&child, Signal::SIGTERM);
+        let why = if closed {
+            "its stderr is closed"
+        } else {
+            "its stderr is unread"
+        };
+        assert_stops_within_a_second(&mut child, group, stop, || why.to_owned()).await;
+        call.abort();
+        drop(held);
+    }
+}
