@@ -438,4 +438,34 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         "{unavailable}"
     );
     assert!(description.contains("fixture_echo"), "{description}");
+    // What the refused listings took is given back: coderun holds within
+    // 50 MB of a server in front of the fixture alone.
+    let held = resident(session.child.id().expect("the server's pid"));
+    let mut alone = workspace.fixture_config();
+    alone["mcpServers"]
+        .as_object_mut()
+        .expect("servers")
+        .remove("broken");
+    let alone = workspace.write_config(&alone);
+    let baseline =
+        super::RawSession::initialized(&["--config", &alone.display().to_string()]).await;
+    let baseline = resident(baseline.child.id().expect("the baseline's pid"));
+    assert!(
+        held <= baseline + 50 * 1024 * 1024,
+        "{} MiB resident after the refused listings, {} MiB without them",
+        held >> 20,
+        baseline >> 20
+    );
+}
+
+/// The memory the process `pid` holds resident now, in bytes.
+fn resident(pid: u32) -> u64 {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server's status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in the status");
+    kib * 1024
 }
