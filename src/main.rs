@@ -410,6 +410,7 @@ fn init_mcp_process() -> LogFlush {
         .buffered_lines_limit(LOG_LINES_BUFFERED)
         .thread_name("coderun-log")
         .finish(QuietStderr);
+    report_dropped_lines(writer.error_counter());
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_env_filter(filter)
@@ -419,6 +420,34 @@ fn init_mcp_process() -> LogFlush {
     // Fails only if a provider is already installed, which is as good.
     let _ = rustls::crypto::ring::default_provider().install_default();
     LogFlush(Some(guard))
+}
+
+/// How often a count of the log lines dropped since the last count is
+/// logged (only when some were).
+const LOG_DROPS_EVERY: Duration = Duration::from_secs(2);
+
+/// Logs, from a thread of its own, how many lines the writer dropped
+/// because stderr was not read fast enough: the count reaches whoever
+/// reads stderr once they catch up.
+fn report_dropped_lines(counter: tracing_appender::non_blocking::ErrorCounter) {
+    let reporting = move || {
+        let mut reported = 0;
+        loop {
+            std::thread::sleep(LOG_DROPS_EVERY);
+            let dropped = counter.dropped_lines();
+            if dropped > reported {
+                tracing::warn!(
+                    "{} log lines were dropped: stderr was not read as fast as coderun logged \
+                     ({dropped} in all)",
+                    dropped - reported
+                );
+                reported = dropped;
+            }
+        }
+    };
+    let _ = std::thread::Builder::new()
+        .name("coderun-log-drops".into())
+        .spawn(reporting);
 }
 
 /// How long the end of `coderun mcp` waits for its last log lines to be

@@ -746,3 +746,61 @@ async fn with_stderr_closed_or_unread_the_http_server_serves_and_stops_cleanly()
         drop(held);
     }
 }
+
+/// Log lines dropped because stderr was not read are counted: once a
+/// reader catches up, a warning says how many it missed.
+#[tokio::test(flavor = "multi_thread")]
+async fn dropped_log_lines_are_counted_for_a_reader_that_catches_up() {
+    // Each upstream's stderr is logged at up to 64 KiB a second; eight of
+    // them fill the pipe's 64 KiB and the writer's 8,192 waiting lines in
+    // about a second.
+    const NOISY: &str = r#"
+const line = `noise ${'n'.repeat(40)}\n`;
+const flood = () => { while (process.stderr.write(line)); process.stderr.once('drain', flood); };
+flood();
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+require('readline').createInterface({ input: process.stdin }).on('line', (text) => {
+  const m = JSON.parse(text);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: {} }, serverInfo: { name: 'noisy', version: '1' } } });
+  else if (m.method === 'tools/list') send({ id: m.id, result: { tools: [] } });
+  else send({ id: m.id, error: { code: -32601, message: 'no' } });
+});
+"#;
+    let workspace = Workspace::new();
+    let servers: serde_json::Map<String, Value> = (0..8)
+        .map(|i| {
+            (
+                format!("noisy{i}"),
+                json!({"command": "node", "args": ["-e", NOISY]}),
+            )
+        })
+        .collect();
+    let config = workspace.write_config(&json!({ "mcpServers": servers }));
+    let mut child = super::coderun_command()
+        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn coderun mcp --listen");
+    let stderr = child.stderr.take().expect("piped stderr");
+    // Nobody reads for a while.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut lines = BufReader::new(stderr).lines();
+    let counted = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains("log lines were dropped") {
+                return line;
+            }
+        }
+        panic!("stderr ended without a count of dropped lines");
+    })
+    .await
+    .expect("a count of the dropped lines within 30 s");
+    assert!(counted.contains("in all)"), "{counted}");
+    let _ = child.kill().await;
+}
