@@ -214,6 +214,13 @@ pub struct Limits {
     /// The cap on the SDK declaring every tool, in bytes, in any disclosure
     /// (Code Mode's default, 1 MiB, when absent).
     pub max_sdk_bytes: Option<usize>,
+    /// Caps on each upstream's `tools/list`: pages read, tools taken and
+    /// bytes of definitions (100, 10,000 and 16 MiB when absent).
+    pub max_listing_pages: Option<usize>,
+    /// See [`max_listing_pages`](Self::max_listing_pages).
+    pub max_listed_tools: Option<usize>,
+    /// See [`max_listing_pages`](Self::max_listing_pages).
+    pub max_listing_bytes: Option<usize>,
     /// How much of the catalog the description declares (`auto` when
     /// absent).
     pub disclosure: Option<Disclosure>,
@@ -241,6 +248,9 @@ impl Limits {
             max_output_bytes: overrides.max_output_bytes.or(self.max_output_bytes),
             sdk_budget_bytes: overrides.sdk_budget_bytes.or(self.sdk_budget_bytes),
             max_sdk_bytes: overrides.max_sdk_bytes.or(self.max_sdk_bytes),
+            max_listing_pages: overrides.max_listing_pages.or(self.max_listing_pages),
+            max_listed_tools: overrides.max_listed_tools.or(self.max_listed_tools),
+            max_listing_bytes: overrides.max_listing_bytes.or(self.max_listing_bytes),
             disclosure: overrides.disclosure.or(self.disclosure),
             trace: overrides.trace.or(self.trace),
         }
@@ -287,6 +297,16 @@ impl Limits {
     /// The call timeout in effect.
     pub fn call_timeout(&self) -> Duration {
         self.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT)
+    }
+
+    /// The caps on each upstream's `tools/list` in effect.
+    pub fn listing_caps(&self) -> crate::upstream::ListingCaps {
+        let defaults = crate::upstream::ListingCaps::default();
+        crate::upstream::ListingCaps {
+            pages: self.max_listing_pages.unwrap_or(defaults.pages),
+            tools: self.max_listed_tools.unwrap_or(defaults.tools),
+            bytes: self.max_listing_bytes.unwrap_or(defaults.bytes),
+        }
     }
 
     /// The cap on one incoming message in effect.
@@ -359,6 +379,9 @@ struct RawLimits {
     max_output_bytes: Option<usize>,
     sdk_budget_bytes: Option<usize>,
     max_sdk_bytes: Option<usize>,
+    max_listing_pages: Option<usize>,
+    max_listed_tools: Option<usize>,
+    max_listing_bytes: Option<usize>,
 }
 
 impl McpConfig {
@@ -549,6 +572,9 @@ fn limits(raw: RawLimits) -> Result<Limits, String> {
         max_output_bytes: positive("maxOutputBytes", raw.max_output_bytes)?,
         sdk_budget_bytes: raw.sdk_budget_bytes,
         max_sdk_bytes: raw.max_sdk_bytes,
+        max_listing_pages: positive("maxListingPages", raw.max_listing_pages)?,
+        max_listed_tools: positive("maxListedTools", raw.max_listed_tools)?,
+        max_listing_bytes: positive("maxListingBytes", raw.max_listing_bytes)?,
         disclosure: None,
         trace: None,
     })

@@ -66,7 +66,7 @@ pub use process_group::ProcessGroups;
 pub use server::CodeModeServer;
 pub use shutdown::{Reason, Shutdown};
 pub use stdio::{Stdio, serve_stdio};
-pub use upstream::{Upstream, UpstreamError};
+pub use upstream::{ListingCaps, Upstream, UpstreamError};
 
 /// How long closing waits for the programs in flight to stop.
 const DISPOSE_WAIT: Duration = Duration::from_millis(300);
@@ -213,9 +213,16 @@ impl Gateway {
             .await
             .map_err(|_| ServeError::RuntimeStopped)??;
         let startup_timeout = limits.startup_timeout();
+        let caps = limits.listing_caps();
         let connected = join_all(upstreams.iter().map(|upstream| async move {
-            let result =
-                Upstream::connect(&upstream.name, &upstream.spec, startup_timeout, groups).await;
+            let result = Upstream::connect(
+                &upstream.name,
+                &upstream.spec,
+                startup_timeout,
+                caps,
+                groups,
+            )
+            .await;
             (upstream, result)
         }))
         .await;

@@ -17,6 +17,8 @@ use rmcp::{Peer, RoleClient, ServiceError, ServiceExt as _};
 use serde_json::Value;
 
 mod listing;
+
+pub use self::listing::ListingCaps;
 mod stderr;
 
 use self::stderr::{StderrTail, forward_stderr};
@@ -75,6 +77,7 @@ impl Upstream {
         name: &str,
         spec: &ServerSpec,
         timeout: Duration,
+        caps: ListingCaps,
         groups: &ProcessGroups,
     ) -> Result<Upstream, UpstreamError> {
         let fail = |reason: String| UpstreamError {
@@ -120,15 +123,16 @@ impl Upstream {
                         .map_err(|error| format!("did not complete the MCP handshake ({error})"))?
                 }
             };
-            let tools = listing::list_tools(service.peer())
-                .await
-                .map_err(|error| match error {
-                    listing::ListingError::Service(error) => {
-                        format!("could not list its tools ({error}){}", stderr.explain())
-                    }
-                    listing::ListingError::Cap(reason)
-                    | listing::ListingError::Malformed(reason) => reason,
-                })?;
+            let tools =
+                listing::list_tools(service.peer(), caps)
+                    .await
+                    .map_err(|error| match error {
+                        listing::ListingError::Service(error) => {
+                            format!("could not list its tools ({error}){}", stderr.explain())
+                        }
+                        listing::ListingError::Cap(reason)
+                        | listing::ListingError::Malformed(reason) => reason,
+                    })?;
             Ok::<_, String>((service, tools))
         };
         let failure = match tokio::time::timeout(timeout, connecting).await {

@@ -422,6 +422,8 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     config["mcpServers"]["endless"] = serde_json::json!({"command": "node", "args": ["-e", PAGER]});
     config["mcpServers"]["huge"] =
         serde_json::json!({"command": "node", "args": ["-e", PAGER], "env": {"MANY": "1"}});
+    // The caps, configured below their defaults (100 pages, 10,000 tools).
+    config["limits"] = serde_json::json!({"maxListingPages": 20, "maxListedTools": 7000});
     let path = workspace.write_config(&config);
     let mut session =
         super::RawSession::initialized(&["--config", &path.display().to_string()]).await;
@@ -432,9 +434,12 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         .as_str()
         .expect("run_code's description");
     let unavailable = &description[description.find("## Unavailable").expect("a note")..];
-    assert!(unavailable.contains("more than 100 pages"), "{unavailable}");
     assert!(
-        unavailable.contains("more than 10000 tools"),
+        unavailable.contains("more than 20 pages, coderun's cap (maxListingPages)"),
+        "{unavailable}"
+    );
+    assert!(
+        unavailable.contains("more than 7000 tools"),
         "{unavailable}"
     );
     assert!(description.contains("fixture_echo"), "{description}");

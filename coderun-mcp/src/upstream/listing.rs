@@ -9,12 +9,35 @@ use rmcp::service::ServiceError;
 use rmcp::{Peer, RoleClient};
 use serde_json::{Value, json};
 
-/// The most pages of `tools/list` read from one upstream.
-pub const MAX_PAGES: usize = 100;
-/// The most tools taken from one upstream.
-pub const MAX_TOOLS: usize = 10_000;
-/// The most bytes of tool definitions (their JSON) taken from one upstream.
-pub const MAX_BYTES: usize = 16 << 20;
+/// The most pages of `tools/list` read from one upstream, by default.
+pub const DEFAULT_MAX_PAGES: usize = 100;
+/// The most tools taken from one upstream, by default.
+pub const DEFAULT_MAX_TOOLS: usize = 10_000;
+/// The most bytes of tool definitions (their JSON) taken from one
+/// upstream, by default.
+pub const DEFAULT_MAX_BYTES: usize = 16 << 20;
+
+/// The caps on one upstream's `tools/list` (the configuration's
+/// `maxListingPages`, `maxListedTools` and `maxListingBytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListingCaps {
+    /// Pages read.
+    pub pages: usize,
+    /// Tools taken.
+    pub tools: usize,
+    /// Bytes of tool definitions taken.
+    pub bytes: usize,
+}
+
+impl Default for ListingCaps {
+    fn default() -> Self {
+        Self {
+            pages: DEFAULT_MAX_PAGES,
+            tools: DEFAULT_MAX_TOOLS,
+            bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
 
 /// Why a listing stopped.
 #[derive(Debug)]
@@ -43,12 +66,15 @@ pub struct Listing {
 }
 
 /// Every tool `peer` lists, page after page, within the caps.
-pub async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, ListingError> {
+pub async fn list_tools(
+    peer: &Peer<RoleClient>,
+    caps: ListingCaps,
+) -> Result<Listing, ListingError> {
     let mut listing = Listing::default();
     let mut malformed = 0usize;
     let mut bytes = 0usize;
     let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
+    for _ in 0..caps.pages {
         let params = cursor.map(|cursor| json!({ "cursor": cursor }));
         let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
         let page = page_of(
@@ -58,11 +84,11 @@ pub async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, ListingError
         )?;
         for entry in page.tools {
             bytes = bytes.saturating_add(serde_json::to_vec(&entry).map_or(0, |json| json.len()));
-            if listing.tools.len() >= MAX_TOOLS || bytes > MAX_BYTES {
+            if listing.tools.len() >= caps.tools || bytes > caps.bytes {
                 return Err(ListingError::Cap(format!(
-                    "its tools/list holds more than {MAX_TOOLS} tools or {} MiB of tool \
-                     definitions, coderun's caps",
-                    MAX_BYTES >> 20
+                    "its tools/list holds more than {} tools or {} bytes of tool definitions, \
+                     coderun's caps (maxListedTools, maxListingBytes)",
+                    caps.tools, caps.bytes
                 )));
             }
             let name = entry.get("name").and_then(Value::as_str).map(shown);
@@ -95,7 +121,8 @@ pub async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listing, ListingError
         }
     }
     Err(ListingError::Cap(format!(
-        "its tools/list went on for more than {MAX_PAGES} pages, coderun's cap"
+        "its tools/list went on for more than {} pages, coderun's cap (maxListingPages)",
+        caps.pages
     )))
 }
 
