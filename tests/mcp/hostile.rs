@@ -394,7 +394,8 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 
 /// An upstream whose `tools/list` pages forever, or lists past the caps,
 /// does not grow coderun: it is left out with a note naming the cap, and
-/// the other upstreams are served.
+/// the other upstreams are served. One whose schemas' `$ref`s expand to
+/// gigabytes is served within the rendering caps.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_endless_or_huge_tool_listing_is_capped() {
     const PAGER: &str = r#"
@@ -405,7 +406,16 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
   if (m.id === undefined) return;
   if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
     capabilities: { tools: {} }, serverInfo: { name: 'pager', version: '1' } } });
-  else if (m.method === 'tools/list') {
+  else if (m.method === 'tools/list' && process.env.FANOUT === '1') {
+    // Each $ref used twice, twelve deep: 4,096 copies when expanded.
+    const $defs = {};
+    for (let d = 0; d < 12; d++) $defs[`d${d}`] = { type: 'object', properties: {
+      l: { $ref: `#/$defs/d${d + 1}` }, r: { $ref: `#/$defs/d${d + 1}` } } };
+    $defs.d12 = { type: 'string', description: 'leaf '.repeat(20) };
+    const tools = Array.from({ length: 200 }, (_, i) => ({ name: `f${i}`,
+      inputSchema: { $defs, $ref: '#/$defs/d0' } }));
+    send({ id: m.id, result: { tools } });
+  } else if (m.method === 'tools/list') {
     const page = Number((m.params && m.params.cursor) || 0);
     const size = many ? 5000 : 1;
     const tools = Array.from({ length: size }, (_, i) => ({ name: `t${page}_${i}`, inputSchema: { type: 'object' } }));
@@ -422,6 +432,8 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
     config["mcpServers"]["endless"] = serde_json::json!({"command": "node", "args": ["-e", PAGER]});
     config["mcpServers"]["huge"] =
         serde_json::json!({"command": "node", "args": ["-e", PAGER], "env": {"MANY": "1"}});
+    config["mcpServers"]["fanout"] =
+        serde_json::json!({"command": "node", "args": ["-e", PAGER], "env": {"FANOUT": "1"}});
     // The caps, configured below their defaults (100 pages, 10,000 tools).
     config["limits"] = serde_json::json!({"maxListingPages": 20, "maxListedTools": 7000});
     let path = workspace.write_config(&config);
@@ -442,10 +454,27 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         unavailable.contains("more than 7000 tools"),
         "{unavailable}"
     );
-    assert!(description.contains("fixture_echo"), "{description}");
+    // The other upstreams are served (listed by group: the fan-out's
+    // schemas put the description in search disclosure).
+    assert!(description.contains("### fixture ("), "{description}");
+    // Schemas whose $refs expand to gigabytes are served, rendered within
+    // the caps: the description stays small, and a signature is cut.
+    assert!(description.len() < 64 * 1024, "{} bytes", description.len());
+    let described = session
+        .call(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "run_code",
+            "arguments": {"code": "return (await tools.$describe('fanout_f7')).signature.length"},
+        }}))
+        .await;
+    let length: usize = described["result"]["content"][0]["text"]
+        .as_str()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or_else(|| panic!("a signature's length: {described}"));
+    assert!((1 << 10..=2 << 20).contains(&length), "{length}");
     // What the refused listings took is given back: coderun holds within
     // 50 MB of a server in front of the fixture alone.
-    let held = resident(session.child.id().expect("the server's pid"));
+    let pid = session.child.id().expect("the server's pid");
+    let (held, peak) = (resident(pid), peak_resident(pid));
     let mut alone = workspace.fixture_config();
     alone["mcpServers"]
         .as_object_mut()
@@ -459,6 +488,14 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         held <= baseline + 50 * 1024 * 1024,
         "{} MiB resident after the refused listings, {} MiB without them",
         held >> 20,
+        baseline >> 20
+    );
+    // Nor did it hold much more on the way: the fan-out's declarations
+    // were never rendered whole.
+    assert!(
+        peak <= baseline + 100 * 1024 * 1024,
+        "{} MiB resident at the peak, {} MiB without those upstreams",
+        peak >> 20,
         baseline >> 20
     );
 }
