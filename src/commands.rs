@@ -53,6 +53,11 @@ struct TimeFlags {
     /// (default 0).
     #[arg(long, value_name = "ISO", requires = "deterministic")]
     epoch: Option<String>,
+    /// The time zone of local time (`Date`'s local fields, `Intl`'s
+    /// default): an IANA name (`America/New_York`), `UTC` or an offset
+    /// (`+05:30`). Default: UTC, whatever this machine's zone.
+    #[arg(long, value_name = "ZONE")]
+    time_zone: Option<String>,
 }
 
 impl TimeFlags {
@@ -65,6 +70,9 @@ impl TimeFlags {
             request = request.deterministic(self.seed.unwrap_or(0), epoch_ms);
         } else if let Some(seed) = self.seed {
             request = request.seed(seed);
+        }
+        if let Some(zone) = &self.time_zone {
+            request = request.time_zone(zone.clone());
         }
         Ok(request)
     }

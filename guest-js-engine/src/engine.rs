@@ -159,6 +159,7 @@ pub fn initialize() {
                 let rt = rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr());
                 JS_CoderunStripSource(rt, false);
                 JS_CoderunSealArenas(rt);
+                JS_CoderunSetTimezoneOffset(crate::web::intl::local_offset_minutes);
             }
         });
         crate::alloc::seal();
@@ -173,6 +174,7 @@ pub fn initialize() {
 unsafe extern "C" {
     fn JS_CoderunSealArenas(rt: *mut rquickjs::qjs::JSRuntime);
     fn JS_CoderunStripSource(rt: *mut rquickjs::qjs::JSRuntime, strip: bool);
+    fn JS_CoderunSetTimezoneOffset(offset: extern "C" fn(i64) -> std::ffi::c_int);
 }
 
 /// Runs one program to its outcome.
@@ -181,6 +183,9 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
     STATE.with(|state| {
         // Zero is xorshift's fixed point.
         state.random.set(settings.random_seed | 1);
+        if let Err(message) = crate::web::intl::set_local_zone(settings.time_zone.as_deref()) {
+            return Outcome::Threw(message);
+        }
         state.started.set(Some((Instant::now(), wall_clock_ms())));
         let engine = state.engine.borrow();
         let Some(engine) = engine.as_ref() else {

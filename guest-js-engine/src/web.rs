@@ -15,7 +15,7 @@
 mod compression;
 mod crypto;
 mod encoding;
-mod intl;
+pub(crate) mod intl;
 mod intl_text;
 #[rustfmt::skip]
 mod intl_data;
@@ -120,6 +120,10 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     )?;
     add("intlPattern", Function::new(ctx.clone(), intl::pattern)?)?;
     add("timeZone", Function::new(ctx.clone(), intl::time_zone)?)?;
+    add(
+        "localTimeZone",
+        Function::new(ctx.clone(), intl::local_time_zone)?,
+    )?;
     add(
         "supportedValues",
         Function::new(ctx.clone(), intl::supported_values)?,

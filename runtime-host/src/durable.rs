@@ -64,6 +64,10 @@ pub struct RunRecord {
     pub seed: u64,
     /// The clock the run read.
     pub clock: Clock,
+    /// The request's time zone of local time (`None`: UTC); a replay and
+    /// a resume run in it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
     /// The runtime's budgets during the run, for reference: a replay runs
     /// under the replaying runtime's own.
     pub budgets: RecordedBudgets,

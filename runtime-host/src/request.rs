@@ -43,6 +43,13 @@ pub struct CodeRunRequest {
     /// does not compile fails the run as an exception that says so. By
     /// default there is none.
     pub preamble: Option<String>,
+    /// The time zone of local time: `Date`'s local fields and text and
+    /// `Intl.DateTimeFormat`'s default zone. An IANA name
+    /// (`America/New_York`), `UTC`, or an offset (`+05:30`); `None`: UTC,
+    /// whatever the host's zone. The guest's bundled time zone database
+    /// answers, never the host's; a name it lacks ends the run as an
+    /// `exception` (`RangeError`) that says so. Records keep it.
+    pub time_zone: Option<String>,
     pub(crate) durable: Option<Durable>,
 }
 
@@ -68,6 +75,7 @@ impl CodeRunRequest {
             clock: Clock::Real,
             record: false,
             preamble: None,
+            time_zone: None,
             durable: None,
         }
     }
@@ -83,6 +91,7 @@ impl CodeRunRequest {
         let mut request = Self::new(record.program.clone());
         request.seed = Some(record.seed);
         request.clock = record.clock;
+        request.time_zone = record.time_zone.clone();
         request.record = true;
         request.durable = Some(Durable::Replay(Box::new(record)));
         request
@@ -98,6 +107,7 @@ impl CodeRunRequest {
         let mut request = Self::new(continuation.record.program.clone());
         request.seed = Some(continuation.record.seed);
         request.clock = continuation.record.clock;
+        request.time_zone = continuation.record.time_zone.clone();
         request.record = true;
         request.durable = Some(Durable::Resume {
             continuation: Box::new(continuation),
@@ -121,6 +131,12 @@ impl CodeRunRequest {
     /// Sets the seed (the `seed` field).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
+        self
+    }
+
+    /// Sets the time zone of local time (the `time_zone` field).
+    pub fn time_zone(mut self, zone: impl Into<String>) -> Self {
+        self.time_zone = Some(zone.into());
         self
     }
 

@@ -191,6 +191,7 @@ impl WasmCodeRuntime {
             clock,
             record,
             preamble,
+            time_zone,
             durable,
         } = request;
         if inner.disposed.load(Ordering::SeqCst) {
@@ -205,7 +206,7 @@ impl WasmCodeRuntime {
         let mut session = Session::new(
             &inner.config,
             durable,
-            (seed, clock, record),
+            (seed, clock, record, time_zone),
             &program,
             &mut bindings,
         )?;
@@ -306,6 +307,7 @@ impl WasmCodeRuntime {
             script_name: transform::SCRIPT_FILE.to_owned(),
             max_value_chars: u32::try_from(inner.config.get_max_value_bytes()).unwrap_or(u32::MAX),
             preamble: preamble.map(|bytecode| bytecode.to_vec()),
+            time_zone: session.time_zone.clone(),
         };
         let ending = {
             let execute = async {

@@ -239,3 +239,121 @@ async fn supported_values_are_usable_as_listed() {
     assert_eq!(value["numbering"], json!(["latn"]));
     assert_eq!(value["currencies"], json!(true));
 }
+
+/// A request's time zone is the zone of local time: `Date`'s local fields,
+/// its `toString` and `toTimeString` (with the zone's long name, as V8
+/// writes it), `toLocaleString` and `Intl.DateTimeFormat`'s default. The
+/// expected texts are Node's (20.20) for the same program with `TZ` set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_time_zone_is_the_zone_of_local_time() {
+    const PROGRAM: &str = "const d = new Date(Date.UTC(2026, 0, 15, 12, 30)), \
+        s = new Date(Date.UTC(2026, 6, 15, 12, 30)); \
+        return [d.toString(), s.toString(), d.toTimeString(), `${s}`, d.getHours(), \
+        d.getTimezoneOffset(), new Intl.DateTimeFormat().resolvedOptions().timeZone, \
+        d.toLocaleString('en-US'), new Date(2026, 6, 4, 9, 0).toISOString()];";
+    let cases = [
+        (
+            None,
+            json!([
+                "Thu Jan 15 2026 12:30:00 GMT+0000 (Coordinated Universal Time)",
+                "Wed Jul 15 2026 12:30:00 GMT+0000 (Coordinated Universal Time)",
+                "12:30:00 GMT+0000 (Coordinated Universal Time)",
+                "Wed Jul 15 2026 12:30:00 GMT+0000 (Coordinated Universal Time)",
+                12,
+                0,
+                "UTC",
+                "1/15/2026, 12:30:00 PM",
+                "2026-07-04T09:00:00.000Z"
+            ]),
+        ),
+        (
+            Some("America/New_York"),
+            json!([
+                "Thu Jan 15 2026 07:30:00 GMT-0500 (Eastern Standard Time)",
+                "Wed Jul 15 2026 08:30:00 GMT-0400 (Eastern Daylight Time)",
+                "07:30:00 GMT-0500 (Eastern Standard Time)",
+                "Wed Jul 15 2026 08:30:00 GMT-0400 (Eastern Daylight Time)",
+                7,
+                300,
+                "America/New_York",
+                "1/15/2026, 7:30:00 AM",
+                "2026-07-04T13:00:00.000Z"
+            ]),
+        ),
+        (
+            Some("Europe/Paris"),
+            json!([
+                "Thu Jan 15 2026 13:30:00 GMT+0100 (Central European Standard Time)",
+                "Wed Jul 15 2026 14:30:00 GMT+0200 (Central European Summer Time)",
+                "13:30:00 GMT+0100 (Central European Standard Time)",
+                "Wed Jul 15 2026 14:30:00 GMT+0200 (Central European Summer Time)",
+                13,
+                -60,
+                "Europe/Paris",
+                "1/15/2026, 1:30:00 PM",
+                "2026-07-04T07:00:00.000Z"
+            ]),
+        ),
+        (
+            // An offset, which `Intl` takes as a zone (V8 does not).
+            Some("+05:30"),
+            json!([
+                "Thu Jan 15 2026 18:00:00 GMT+0530 (GMT+05:30)",
+                "Wed Jul 15 2026 18:00:00 GMT+0530 (GMT+05:30)",
+                "18:00:00 GMT+0530 (GMT+05:30)",
+                "Wed Jul 15 2026 18:00:00 GMT+0530 (GMT+05:30)",
+                18,
+                -330,
+                "+05:30",
+                "1/15/2026, 6:00:00 PM",
+                "2026-07-04T03:30:00.000Z"
+            ]),
+        ),
+    ];
+    for (zone, expected) in cases {
+        let mut request = CodeRunRequest::new(PROGRAM);
+        request.time_zone = zone.map(str::to_owned);
+        let result = run_request(request).await;
+        assert_eq!(result.value, Some(expected), "{zone:?}: {:?}", result.error);
+    }
+}
+
+/// A time zone the guest's database lacks ends the run as an exception
+/// naming it (cut at 64 characters), before the program runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_request_time_zone_is_refused_with_a_clear_error() {
+    for zone in ["Mars/Olympus", "+25:00", "", &"x".repeat(100_000), "UTC\0"] {
+        let result =
+            run_request(CodeRunRequest::new("globalThis.ran = 1; return 1").time_zone(zone)).await;
+        let error = result.error.expect("an error");
+        assert_eq!(error.kind, FailureKind::Exception, "{zone:?}");
+        assert!(
+            error
+                .message
+                .starts_with("RangeError: the request's time zone")
+                && error.message.len() < 512,
+            "{}",
+            error.message
+        );
+    }
+}
+
+/// A recorded run keeps its time zone: the replay sees the same local time
+/// whatever zone the replaying request asks for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_keeps_its_time_zone() {
+    let program = "return new Date(0).toString()";
+    let mut request = CodeRunRequest::new(program)
+        .record(true)
+        .time_zone("Asia/Tokyo");
+    request.seed = Some(1);
+    let recorded = run_request(request).await;
+    let expected = json!("Thu Jan 01 1970 09:00:00 GMT+0900 (Japan Standard Time)");
+    assert_eq!(recorded.value, Some(expected.clone()));
+    let record = *recorded.record.expect("a record");
+    assert_eq!(record.time_zone.as_deref(), Some("Asia/Tokyo"));
+    let mut replay = CodeRunRequest::replay(record);
+    replay.time_zone = Some("UTC".into());
+    let replayed = run_request(replay).await;
+    assert_eq!(replayed.value, Some(expected), "{:?}", replayed.error);
+}

@@ -11,7 +11,7 @@
 // last.
 (function (host) {
   'use strict';
-  const { timeZone: zoneNamed, timeZoneOffset, intlPattern, pluralSelect } = host.natives;
+  const { timeZone: zoneNamed, timeZoneOffset, localTimeZone, intlPattern, pluralSelect } = host.natives;
   const {
     methods, tag, service, slots, bound, typeOption, canonicalizeLocaleList, resolveLocale, coerceOptions,
     getOption, getNumberOption,
@@ -153,7 +153,8 @@
         : ['h11', 'h12', 'h23', 'h24'].includes(value)));
     const state = { locale: resolved.locale, calendar: 'gregory', numberingSystem: 'latn' };
     let zone = options.timeZone;
-    zone = zone === undefined ? 'UTC' : canonicalZone(zone);
+    // The default is the run's zone of local time: the request's, else UTC.
+    zone = zone === undefined ? localTimeZone() : canonicalZone(zone);
     state.timeZone = zone;
     const fields = {};
     let any = false;
@@ -453,6 +454,28 @@
     },
     toLocaleTimeString(locales = undefined, options = undefined) {
       return toLocaleDate(this, locales, options, 'time', 'time');
+    },
+  });
+
+  // ---- Date.prototype.toString, toTimeString --------------------------------------
+
+  // Both end with the zone's long name in brackets, as V8 writes them:
+  // "GMT-0500 (Eastern Standard Time)", "GMT+0000 (Coordinated Universal
+  // Time)"; QuickJS stops at the offset.
+  const dateToString = Date.prototype.toString;
+  const dateToTimeString = Date.prototype.toTimeString;
+  function withZoneName(date, text) {
+    const time = timeValueOf.call(date);
+    if (Number.isNaN(time)) return text;
+    const zone = localTimeZone();
+    return `${text} (${zoneName(zone, 'long', offsetAt(zone, time), time)})`;
+  }
+  methods(Date.prototype, {
+    toString() {
+      return withZoneName(this, dateToString.call(this));
+    },
+    toTimeString() {
+      return withZoneName(this, dateToTimeString.call(this));
     },
   });
 

@@ -26,6 +26,7 @@ pub(crate) fn guest_sha256() -> &'static str {
 pub(crate) struct Session {
     pub(crate) seed: u64,
     pub(crate) clock: Clock,
+    pub(crate) time_zone: Option<String>,
     recording: bool,
     replay: Option<(Vec<super::RecordedCall>, bool)>,
 }
@@ -36,7 +37,7 @@ impl Session {
     pub(crate) fn new(
         config: &RuntimeConfig,
         durable: Option<Durable>,
-        (seed, clock, record): (Option<u64>, Clock, bool),
+        (seed, clock, record, time_zone): (Option<u64>, Clock, bool, Option<String>),
         program: &str,
         bindings: &mut Vec<CodeBindingNamespace>,
     ) -> Result<Self, DurableError> {
@@ -44,6 +45,7 @@ impl Session {
         let mut session = Self {
             seed,
             clock,
+            time_zone,
             recording: record,
             replay: None,
         };
@@ -62,6 +64,8 @@ impl Session {
                     return Err(DurableError::RecordEdited);
                 }
                 *bindings = bindings::recorded_namespaces(&record.bindings);
+                // Local time as the run saw it, whatever the request says.
+                session.time_zone = record.time_zone;
                 session.replay = Some((record.calls, false));
             }
             Some(Durable::Resume {
@@ -86,6 +90,7 @@ impl Session {
                         given: shown(&describe(&given)),
                     });
                 }
+                session.time_zone = record.time_zone;
                 let mut calls = record.calls;
                 if let Some(call) = usize::try_from(step - 1)
                     .ok()
@@ -132,6 +137,7 @@ impl Session {
             program_sha256,
             seed: self.seed,
             clock: self.clock,
+            time_zone: self.time_zone,
             budgets: RecordedBudgets {
                 fuel: config.get_fuel(),
                 fuel_metering: config.get_fuel_metering(),
