@@ -52,6 +52,7 @@ class Runtime:
         deterministic: bool = ...,
         epoch_ms: int = ...,
         record: bool = ...,
+        time_zone: Optional[str] = ...,
     ) -> Awaitable[_RawResult]: ...
     def run_sync(
         self,
@@ -62,6 +63,7 @@ class Runtime:
         deterministic: bool = ...,
         epoch_ms: int = ...,
         record: bool = ...,
+        time_zone: Optional[str] = ...,
         event_loop: Any = ...,
     ) -> _RawResult: ...
     def replay(self, record_json: str) -> Awaitable[_RawResult]: ...

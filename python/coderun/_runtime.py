@@ -155,6 +155,7 @@ class Runtime:
         deterministic: bool = False,
         epoch_ms: int = 0,
         record: bool = False,
+        time_zone: Optional[str] = None,
     ) -> RunResult:
         """Runs ``code``, the body of an async function (top-level ``await``
         and ``return`` work), and returns its result; a program's failure is
@@ -174,6 +175,11 @@ class Runtime:
                 give the same value, logs and fuel.
             record: carry the run's record in ``result.record``, and let
                 bindings interrupt the run (``coderun.Interrupt``).
+            time_zone: the zone of local time (``Date``'s local fields and
+                text, ``Intl``'s default): an IANA name
+                (``"America/New_York"``), ``"UTC"`` or an offset
+                (``"+05:30"``); default UTC, whatever the machine's zone. A
+                name the sandbox lacks ends the run as an ``exception``.
 
         Raises:
             MisuseError: the runtime is closed, or a binding global is not a
@@ -186,6 +192,7 @@ class Runtime:
             deterministic=deterministic,
             epoch_ms=epoch_ms,
             record=record,
+            time_zone=time_zone,
         )
         return RunResult._from_native(raw)
 
@@ -198,6 +205,7 @@ class Runtime:
         deterministic: bool = False,
         epoch_ms: int = 0,
         record: bool = False,
+        time_zone: Optional[str] = None,
     ) -> RunResult:
         """``run`` on this thread, blocking, the GIL released while the
         program runs (threads running programs at once run in parallel).
@@ -211,6 +219,7 @@ class Runtime:
             deterministic=deterministic,
             epoch_ms=epoch_ms,
             record=record,
+            time_zone=time_zone,
             event_loop=_background_loop() if namespaces else None,
         )
         return RunResult._from_native(raw)

@@ -46,12 +46,13 @@ except ImportError as error:  # pragma: no cover - exercised only without ray
     ) from error
 
 #: A program: its source, or ``{"code": source, **options}`` with the options
-#: of ``Runtime.run`` (``seed``, ``deterministic``, ``epoch_ms``, ``record``).
+#: of ``Runtime.run`` (``seed``, ``deterministic``, ``epoch_ms``, ``record``,
+#: ``time_zone``).
 Program = Union[str, Mapping[str, Any]]
 #: Bindings, or a function called once per worker process that returns them.
 WorkerBindings = Union[Bindings, Callable[[], Bindings], None]
 
-_RUN_OPTIONS = ("seed", "deterministic", "epoch_ms", "record")
+_RUN_OPTIONS = ("seed", "deterministic", "epoch_ms", "record", "time_zone")
 
 
 def _options(program: Program) -> Dict[str, Any]:

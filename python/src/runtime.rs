@@ -25,6 +25,7 @@ struct Durability {
     deterministic: bool,
     epoch_ms: u64,
     record: bool,
+    time_zone: Option<String>,
 }
 
 fn misuse(error: RustMisuse) -> PyErr {
@@ -58,6 +59,9 @@ impl Runtime {
                 request = request.seed(seed);
             }
             request = request.record(options.record);
+            if let Some(zone) = options.time_zone {
+                request = request.time_zone(zone);
+            }
         }
         Ok(request)
     }
@@ -225,7 +229,7 @@ impl Runtime {
         self.runtime.isolation()
     }
 
-    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false))]
+    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, time_zone = None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "the request's options, as keywords"
@@ -239,6 +243,7 @@ impl Runtime {
         deterministic: bool,
         epoch_ms: u64,
         record: bool,
+        time_zone: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let locals = locals(py, None)?;
         let durability = Durability {
@@ -246,6 +251,7 @@ impl Runtime {
             deterministic,
             epoch_ms,
             record,
+            time_zone,
         };
         let request = self.request(
             CodeRunRequest::new(code),
@@ -256,7 +262,7 @@ impl Runtime {
         self.spawn(py, request, locals)
     }
 
-    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, event_loop = None))]
+    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, time_zone = None, event_loop = None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "the request's options, as keywords"
@@ -270,6 +276,7 @@ impl Runtime {
         deterministic: bool,
         epoch_ms: u64,
         record: bool,
+        time_zone: Option<String>,
         event_loop: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let locals = event_loop.map(|l| locals(py, Some(l))).transpose()?;
@@ -278,6 +285,7 @@ impl Runtime {
             deterministic,
             epoch_ms,
             record,
+            time_zone,
         };
         let request = self.request(
             CodeRunRequest::new(code),

@@ -419,3 +419,21 @@ async def test_asyncio_runs_overlap(runtime):
         timeout=20,
     )
     assert [result.value for result in results] == [10] * 10
+
+
+def test_a_time_zone_is_the_zone_of_local_time(runtime):
+    program = "const d = new Date(Date.UTC(2026, 0, 15, 12, 30)); return [d.getHours(), String(d)]"
+    assert runtime.run_sync(program).value == [
+        12,
+        "Thu Jan 15 2026 12:30:00 GMT+0000 (Coordinated Universal Time)",
+    ]
+    result = runtime.run_sync(program, time_zone="America/New_York")
+    assert result.value == [7, "Thu Jan 15 2026 07:30:00 GMT-0500 (Eastern Standard Time)"]
+    refused = runtime.run_sync(program, time_zone="Mars/Olympus")
+    assert refused.error.kind == "exception"
+    assert "Mars/Olympus" in refused.error.message
+
+
+async def test_an_awaited_run_takes_a_time_zone_too(runtime):
+    result = await runtime.run("return new Date(0).getHours()", time_zone="Asia/Tokyo")
+    assert result.value == 9
