@@ -187,13 +187,12 @@ impl ToolRegistry {
         sdk::render_declarations(self.tools(), self.sections().1)
     }
 
-    /// The section in effect and what it declares.
-    /// `full` gives way to `search` past `max_sdk_bytes`, as `auto` does
-    /// past the budget.
+    /// The section in effect and what it declares: `full` gives way to
+    /// `search` past `max_sdk_bytes`, as `auto` does past the budget.
     fn sections(&self) -> (String, Declared) {
         let limit = match self.get_disclosure() {
             Disclosure::Full => self.get_max_sdk_bytes(),
-            Disclosure::Search => 0,
+            Disclosure::Search => return (self.section(Declared::Search), Declared::Search),
             Disclosure::Auto => self.get_sdk_budget().min(self.get_max_sdk_bytes()),
         };
         match self.full_section(limit) {
