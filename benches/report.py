@@ -88,6 +88,14 @@ def main():
             f"{f['fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / {time / stringified:.2f}× the program returning "
             f"`JSON.stringify(value).length` ({f['stringify_fuel_per_byte']:.1f} per byte)",
             "target ≤ 20 fuel per byte"))
+    discovery = json.loads((CRITERION / "discovery_under_load" / "figures.json").read_text())
+    alone, loaded = discovery["alone"], discovery["loaded"]
+    rows.append((
+        "`return 1` through `run_code` over 10,000 tools, alone / while 10 runs call "
+        "`tools.$describe` with a 1 MB name in a loop: p50, p99",
+        f"{alone['p50_ms']:.1f}, {alone['p99_ms']:.1f} ms / {loaded['p50_ms']:.1f}, {loaded['p99_ms']:.1f} ms",
+        f"+{loaded['p99_ms'] - alone['p99_ms']:.1f} ms at p99",
+        "target: ≤ 50 ms of delay at p99"))
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
     lines = [
         "| benchmark | coderun (median) | ratio in the same run | target |",

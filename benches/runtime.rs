@@ -383,8 +383,98 @@ fn returned_values(c: &mut Criterion) {
     group.finish();
 }
 
+/// Issue 23's rule, host work for one run cannot delay other runs,
+/// measured: `return 1` through `run_code`, one run after another, alone
+/// and then while 10 runs call `tools.$describe` with a 1 MB name in a
+/// loop against 10,000 tools. Writes the latencies (p50, p99) of both to
+/// `target/criterion/discovery_under_load/figures.json`.
+fn discovery_under_load(_: &mut Criterion) {
+    use coderun::code_mode::{
+        AbortController as ToolAbort, Mode, Tool, ToolCall, ToolRegistry, ToolResult,
+    };
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    const RUNS: usize = 300;
+    const DESCRIBERS: usize = 10;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio");
+    let mut registry = ToolRegistry::new();
+    registry.mode(Mode::Code).runtime(Arc::new(runtime()));
+    for i in 0..10_000 {
+        let tool = Tool::new(
+            format!("tool_{i:05}"),
+            "A tool.",
+            json!({"type": "object"}),
+            |_, _| async { ToolResult::text("") },
+        );
+        registry.register(tool).expect("unique names");
+    }
+    let run_code = |registry: ToolRegistry, program: String| async move {
+        let call = ToolCall::new("bench", "run_code", json!({ "code": program }));
+        registry.execute(call, ToolAbort::new().signal()).await
+    };
+    let latencies = |registry: &ToolRegistry| {
+        rt.block_on(async {
+            let mut samples = Vec::with_capacity(RUNS);
+            for _ in 0..RUNS {
+                let start = Instant::now();
+                let result = run_code(registry.clone(), "return 1".into()).await;
+                assert!(!result.is_error, "{result:?}");
+                samples.push(start.elapsed().as_secs_f64() * 1000.0);
+            }
+            samples.sort_by(f64::total_cmp);
+            let at = |p: f64| samples[((p * RUNS as f64).ceil() as usize).clamp(1, RUNS) - 1];
+            json!({ "p50_ms": at(0.5), "p99_ms": at(0.99) })
+        })
+    };
+    let alone = latencies(&registry);
+    let stop = Arc::new(AtomicBool::new(false));
+    let describers: Vec<_> = (0..DESCRIBERS)
+        .map(|_| {
+            let (registry, stop) = (registry.clone(), Arc::clone(&stop));
+            let program = "const name = 'x'.repeat(1 << 20); let n = 0; \
+                           for (let i = 0; i < 20; i++) { try { await tools.$describe(name); } \
+                           catch { n++; } } return n;"
+                .to_owned();
+            rt.spawn(async move {
+                let mut runs = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    run_code(registry.clone(), program.clone()).await;
+                    runs += 1;
+                }
+                runs
+            })
+        })
+        .collect();
+    let loaded = latencies(&registry);
+    stop.store(true, Ordering::Relaxed);
+    let describing_runs: u64 = rt.block_on(async {
+        let mut total = 0;
+        for describer in describers {
+            total += describer.await.expect("a describer");
+        }
+        total
+    });
+    let figures = json!({
+        "alone": alone,
+        "loaded": loaded,
+        "describers": DESCRIBERS,
+        "describing_runs": describing_runs,
+    });
+    std::fs::write(
+        criterion_dir("discovery_under_load").join("figures.json"),
+        serde_json::to_string_pretty(&figures).expect("JSON"),
+    )
+    .expect("writes the figures");
+}
+
 criterion_group!(
     benches,
+    discovery_under_load,
     durable,
     returned_values,
     cold_run,
