@@ -137,13 +137,14 @@ bench-python: $(PY_DEPS)
 	$(PY) benches/python/bench.py --coderun $(TARGET_DIR)/release/coderun
 
 ## fuzz: the fuzz target (tests/fuzz), then the HTTP framing fuzz against
-## `coderun mcp --listen` (tests/mcp/http.rs), each for CODERUN_FUZZ_SECONDS
-## (default 600) in the release profile; `make test` runs a 15 s pass and
-## 300 requests. A failure prints the seed that reproduces it
+## `coderun mcp --listen` (tests/mcp/http.rs) and the mangled upstream
+## answers (tests/mcp/hostile.rs), each for CODERUN_FUZZ_SECONDS (default
+## 600) in the release profile; `make test` runs a 15 s pass, 300 requests
+## and 90 calls. A failure prints the seed that reproduces it
 ## (CODERUN_FUZZ_SEED).
 fuzz:
 	CODERUN_FUZZ_SECONDS=$${CODERUN_FUZZ_SECONDS:-600} $(CARGO) test --locked --release --test fuzz -- --nocapture
-	CODERUN_FUZZ_SECONDS=$${CODERUN_FUZZ_SECONDS:-600} $(CARGO) test --locked --release --test mcp -- http::mangled_http_framing --nocapture
+	CODERUN_FUZZ_SECONDS=$${CODERUN_FUZZ_SECONDS:-600} $(CARGO) test --locked --release --test mcp -- http::mangled_http_framing hostile::mangled_upstream_answers --nocapture
 
 ## soak: CODERUN_SOAK_RUNS (default 10,000) mixed runs through one runtime,
 ## every outcome checked, the resident memory's slope reported; `make test`

@@ -511,3 +511,122 @@ fn resident(pid: u32) -> u64 {
         .expect("VmRSS in the status");
     kib * 1024
 }
+
+/// An upstream whose answers to `tools/call` are mangled at random (a
+/// seeded generator in the script): fields dropped, renamed or replaced by
+/// junk (lone surrogates, NULs, 100 KB strings, 1,000-deep arrays, huge
+/// numbers), lines that are not JSON, answers to ids never asked, error
+/// objects of the wrong shape, notifications of junk, silence past the call
+/// timeout. Every `run_code` still gets an answer, the program can catch
+/// whatever the call did, and the gateway lives. `make fuzz` runs it for
+/// `CODERUN_FUZZ_SECONDS`; `make test` runs three upstreams of 30 calls.
+#[tokio::test(flavor = "multi_thread")]
+async fn mangled_upstream_answers_never_bring_the_gateway_down() {
+    const MANGLER: &str = r#"
+let seed = (Number(process.env.SEED) >>> 0) || 1;
+const rand = () => { seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0; return seed / 4294967296; };
+const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+const deep = JSON.parse('['.repeat(1000) + ']'.repeat(1000));
+const junk = () => pick([null, true, 0, -1, 1e308, -0, 'x'.repeat(Math.floor(rand() * 100000)), '\ud800', 'a\u0000b',
+  [], {}, deep, { a: { b: { c: {} } } }, [{ type: 'text' }], { type: 'image', data: '!!', mimeType: 7 }]);
+function mangle(value) {
+  if (rand() < 0.12) return junk();
+  if (Array.isArray(value)) return value.map(mangle);
+  if (value && typeof value === 'object') {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (rand() < 0.08) continue;
+      out[rand() < 0.04 ? k + '_' : k] = mangle(v);
+    }
+    if (rand() < 0.1) out[pick(['_meta', 'extra', 'isError', 'structuredContent'])] = junk();
+    return out;
+  }
+  return value;
+}
+const line = (text) => process.stdout.write(text + '\n');
+const send = (m) => line(JSON.stringify({ jsonrpc: '2.0', ...m }));
+const good = () => ({ content: [{ type: 'text', text: 'ok' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+  { type: 'resource', resource: { uri: 'file:///x', text: 't', mimeType: 'text/plain' } }],
+  structuredContent: { a: 1 }, isError: false });
+require('readline').createInterface({ input: process.stdin }).on('line', (text) => {
+  const m = JSON.parse(text);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') return send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+    capabilities: { tools: {} }, serverInfo: { name: 'mangler', version: '1' } } });
+  if (m.method === 'tools/list') return send({ id: m.id, result: { tools: [
+    { name: 'call', inputSchema: { type: 'object' } }] } });
+  if (m.method !== 'tools/call') return send({ id: m.id, error: { code: -32601, message: 'no' } });
+  const choice = rand();
+  if (choice < 0.5) send({ id: m.id, result: mangle(good()) });
+  else if (choice < 0.6) send(mangle({ id: m.id, result: good() }));
+  else if (choice < 0.68) send({ id: m.id, error: mangle({ code: -32000, message: 'failed', data: { why: 'x' } }) });
+  else if (choice < 0.74) { line(pick(['not json', '{"jsonrpc":"2.0"', '[]', '{}', '\u0000'])); send({ id: m.id, result: good() }); }
+  else if (choice < 0.8) { send({ id: 424242, result: good() }); send({ id: m.id, result: good() }); }
+  else if (choice < 0.86) { send({ method: pick(['notifications/progress', 'notifications/message', 'x/y']), params: junk() });
+    send({ id: m.id, result: good() }); }
+  else if (choice < 0.88) { /* silence: the call times out */ }
+  else send({ id: m.id, result: good() });
+});
+"#;
+    let seconds: Option<u64> = std::env::var("CODERUN_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let seed: u64 = std::env::var("CODERUN_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+    eprintln!("upstream answer fuzz: seed {seed} (CODERUN_FUZZ_SEED={seed} reproduces it)");
+    let deadline = seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
+    let workspace = super::Workspace::new();
+    let (mut upstreams, mut calls, mut caught) = (0u64, 0u64, 0u64);
+    while deadline.map_or(upstreams < 3, |deadline| {
+        std::time::Instant::now() < deadline
+    }) {
+        let upstream_seed = (seed.wrapping_add(upstreams) % u64::from(u32::MAX)).to_string();
+        let config = serde_json::json!({
+            "mcpServers": {"hostile": {"command": "node", "args": ["-e", MANGLER],
+                                       "env": {"SEED": upstream_seed}}},
+            "limits": {"callTimeoutSeconds": 1},
+        });
+        let path = workspace.write_config(&config);
+        let mut session =
+            super::RawSession::initialized(&["--config", &path.display().to_string()]).await;
+        for call in 0..30 {
+            let id = 100 + call;
+            let reply = session
+                .call(
+                    &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": "run_code", "arguments": {"code":
+                        "try { await tools.hostile_call({}); return 'ok'; } \
+                         catch (e) { return 'ok, caught: ' + String(e).slice(0, 100); }"}}}),
+                )
+                .await;
+            assert_eq!(reply["id"], id, "upstream seed {upstream_seed}: {reply}");
+            let text = reply["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                text.contains("ok") && reply["result"]["isError"] != true,
+                "upstream seed {upstream_seed}, call {call}: {reply}"
+            );
+            calls += 1;
+            caught += u64::from(text.contains("caught"));
+        }
+        let alive = session
+            .call(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .await;
+        assert!(alive["result"].is_object(), "{alive}");
+        upstreams += 1;
+    }
+    eprintln!("upstream answer fuzz: {upstreams} upstreams, {calls} calls, {caught} rejected");
+    // The mangling reaches the program both ways: calls that resolve and
+    // calls that reject.
+    assert!(
+        caught > 0 && caught < calls,
+        "{caught} of {calls} calls rejected"
+    );
+}
