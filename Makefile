@@ -147,10 +147,12 @@ fuzz:
 	CODERUN_FUZZ_SECONDS=$${CODERUN_FUZZ_SECONDS:-600} $(CARGO) test --locked --release --test mcp -- http::mangled_http_framing hostile::mangled_upstream_answers --nocapture
 
 ## soak: CODERUN_SOAK_RUNS (default 10,000) mixed runs through one runtime,
-## every outcome checked, the resident memory's slope reported; `make test`
-## runs 400.
+## then as many `run_code` calls through one `coderun mcp` in front of an
+## upstream, every outcome checked, the resident memory's slope reported;
+## `make test` runs 400 and 200.
 soak:
 	CODERUN_SOAK_RUNS=$${CODERUN_SOAK_RUNS:-10000} $(CARGO) test --locked --release --test soak -- --nocapture
+	CODERUN_SOAK_RUNS=$${CODERUN_SOAK_RUNS:-10000} $(CARGO) test --locked --release --test mcp -- hostile::many_run_code_calls --nocapture
 
 ## wpt: the Web Platform Tests of the guest's web APIs, from the WPT
 ## checkout at CODERUN_WPT_DIR, against tests/wpt/expectations.json; writes

@@ -630,3 +630,100 @@ require('readline').createInterface({ input: process.stdin }).on('line', (text) 
         "{caught} of {calls} calls rejected"
     );
 }
+
+/// A soak of the gateway: many `run_code` calls through one `coderun mcp`
+/// in front of the fixture upstream (calls that answer, fail, are unknown,
+/// discovery, logs, large output), every answer checked, the server's
+/// resident memory sampled and its slope reported (bytes per call, fitted
+/// after a warm-up; a measurement, not an assertion). `make soak` runs
+/// `CODERUN_SOAK_RUNS`; `make test` runs 200.
+#[tokio::test(flavor = "multi_thread")]
+async fn many_run_code_calls_through_one_gateway() {
+    // Each program, and what its result's text must hold.
+    const MIX: [(&str, &str, &str); 6] = [
+        (
+            "echo",
+            "const r = await Promise.all([1, 2, 3].map((n) => tools.fixture_echo({ text: `t${n}` }))); return r.length",
+            "3",
+        ),
+        (
+            "fail",
+            "try { await tools.fixture_fail({}); return 'no'; } catch (e) { return 'caught'; }",
+            "caught",
+        ),
+        (
+            "unknown",
+            "try { await tools.fixture_ech({}); return 'no'; } catch (e) { return 'caught'; }",
+            "caught",
+        ),
+        (
+            "search",
+            "const [hit] = await tools.$search('echo text'); return hit.name",
+            "fixture_echo",
+        ),
+        (
+            "logs",
+            "for (let i = 0; i < 50; i++) console.log('line', i, { i }); return 'logged'",
+            "logged",
+        ),
+        (
+            "big",
+            "console.log('x'.repeat(1 << 20)); return 'big'",
+            "xxxxxxxx",
+        ),
+    ];
+    let runs: u64 = std::env::var("CODERUN_SOAK_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
+    let workspace = super::Workspace::new();
+    let mut config = workspace.fixture_config();
+    config["mcpServers"]
+        .as_object_mut()
+        .expect("servers")
+        .remove("broken");
+    let path = workspace.write_config(&config);
+    let mut session =
+        super::RawSession::initialized(&["--config", &path.display().to_string()]).await;
+    let pid = session.child.id().expect("the server's pid");
+    let warm_up = runs / 5;
+    let mut samples = Vec::new();
+    for run in 0..runs {
+        let (name, code, needle) = MIX[usize::try_from(run).unwrap_or(0) % MIX.len()];
+        let id = 1000 + run;
+        let reply = session
+            .call(
+                &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "run_code", "arguments": {"code": code}}}),
+            )
+            .await;
+        assert_eq!(reply["id"], id, "{name}: {reply}");
+        assert!(reply["result"]["isError"] != true, "{name}: {reply}");
+        let text = reply["result"].to_string();
+        assert!(
+            text.contains(needle),
+            "{name}: {}",
+            &text[..text.len().min(500)]
+        );
+        if run >= warm_up && run % 20 == 0 {
+            samples.push((run as f64, resident(pid) as f64));
+        }
+    }
+    if let (Some(first), Some(last)) = (samples.first(), samples.last()) {
+        let n = samples.len() as f64;
+        let (mx, my) = samples
+            .iter()
+            .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+        let (num, den) = samples.iter().fold((0.0, 0.0), |(num, den), (x, y)| {
+            (num + (x - mx) * (y - my), den + (x - mx) * (x - mx))
+        });
+        let slope = if den == 0.0 { 0.0 } else { num / den };
+        eprintln!(
+            "gateway soak: {runs} calls; resident {:.1} MiB after warm-up, {:.1} MiB at the end; \
+             slope {slope:.0} bytes per call over {} samples",
+            first.1 / 1048576.0,
+            last.1 / 1048576.0,
+            samples.len()
+        );
+    }
+}
