@@ -111,6 +111,10 @@ enum Ending {
     Failed(CodeRunFailure),
 }
 
+/// The longest time zone name handed to the guest, which knows none longer
+/// than 256 bytes.
+const MAX_TIME_ZONE_BYTES: usize = 300;
+
 impl WasmCodeRuntime {
     /// Builds a runtime: validates `config`, sets up the engine and compiles
     /// (or reuses, within this process) the guest component.
@@ -307,7 +311,12 @@ impl WasmCodeRuntime {
             script_name: transform::SCRIPT_FILE.to_owned(),
             max_value_chars: u32::try_from(inner.config.get_max_value_bytes()).unwrap_or(u32::MAX),
             preamble: preamble.map(|bytecode| bytecode.to_vec()),
-            time_zone: session.time_zone.clone(),
+            // No zone name is longer: a longer one (from a hostile record)
+            // crosses cut, and the guest refuses it by its first bytes.
+            time_zone: session
+                .time_zone
+                .as_deref()
+                .map(|zone| output::truncate_utf8(zone, MAX_TIME_ZONE_BYTES).to_owned()),
         };
         let ending = {
             let execute = async {
