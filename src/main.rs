@@ -437,8 +437,8 @@ fn report_dropped_lines(counter: tracing_appender::non_blocking::ErrorCounter) {
             let dropped = counter.dropped_lines();
             if dropped > reported {
                 tracing::warn!(
-                    "{} log lines were dropped: stderr was not read as fast as coderun logged \
-                     ({dropped} in all)",
+                    "log lines were dropped, stderr not being read as fast as coderun logs: {} \
+                     since the last count ({dropped} in all)",
                     dropped - reported
                 );
                 reported = dropped;
