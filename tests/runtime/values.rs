@@ -106,3 +106,37 @@ async fn returned_numbers_keep_every_bit_and_print_as_string_does() {
     let expected: Vec<&str> = texts.iter().filter_map(|t| t.as_str()).collect();
     assert_eq!(shown, expected);
 }
+
+/// JSON.parse reads numbers exactly: small integers (which the guest reads
+/// without the C library's strtod), negative zero, the nine- and ten-digit
+/// boundary, fractions and exponents.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_parse_reads_numbers_exactly() {
+    let result = run(r#"
+        const texts = ['0', '-0', '7', '-7', '999999999', '-999999999', '1000000000', '2147483648',
+          '-2147483649', '9007199254740993', '1.5', '1e3', '-0.0', '0.1', '123456789.5'];
+        return texts.map((t) => {
+          const n = JSON.parse(t);
+          return [t, Object.is(n, -0) ? '-0' : String(n), typeof n, n === Number(t)];
+        });
+    "#)
+    .await;
+    let expected = json!([
+        ["0", "0", "number", true],
+        ["-0", "-0", "number", true],
+        ["7", "7", "number", true],
+        ["-7", "-7", "number", true],
+        ["999999999", "999999999", "number", true],
+        ["-999999999", "-999999999", "number", true],
+        ["1000000000", "1000000000", "number", true],
+        ["2147483648", "2147483648", "number", true],
+        ["-2147483649", "-2147483649", "number", true],
+        ["9007199254740993", "9007199254740992", "number", true],
+        ["1.5", "1.5", "number", true],
+        ["1e3", "1000", "number", true],
+        ["-0.0", "-0", "number", true],
+        ["0.1", "0.1", "number", true],
+        ["123456789.5", "123456789.5", "number", true]
+    ]);
+    assert_eq!(result.value, Some(expected), "{:?}", result.error);
+}
