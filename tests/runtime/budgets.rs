@@ -86,6 +86,26 @@ async fn a_promise_that_can_never_settle_is_an_exception() {
     assert_failure(&result, FailureKind::Exception, "can never settle");
 }
 
+/// A run may allocate a little past the snapshot's heap before its first
+/// cycle collection (which walks the whole heap); the headroom stays small
+/// enough that a program making 20 MB of cyclic garbage still runs under a
+/// 9 MiB memory cap, the collector freeing it as it goes.
+#[tokio::test]
+async fn cyclic_garbage_is_collected_in_time_under_a_small_memory_cap() {
+    let runtime = runtime_with(|c| {
+        c.max_memory_bytes(9 * 1024 * 1024);
+    });
+    let program = "let n = 0; for (let i = 0; i < 200000; i++) { \
+        const a = { s: 'x'.repeat(100) + i }; const b = { a }; a.b = b; n += a.s.length; } return n";
+    let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+    assert_eq!(
+        result.value,
+        Some(serde_json::json!(21088890)),
+        "{:?}",
+        result.error
+    );
+}
+
 #[tokio::test]
 async fn a_memory_hog_ends_as_worker_exit_naming_the_cap() {
     let runtime = runtime_with(|c| {
