@@ -619,6 +619,8 @@ async fn mangled_http_framing_never_brings_the_server_down() {
     eprintln!("http framing fuzz: seed {seed} (CODERUN_FUZZ_SEED={seed} reproduces it)");
     let workspace = Workspace::new();
     let mut config = workspace.stubborn_fixture_config();
+    // Not stubborn: the fixture ends with the server this test drops.
+    config["mcpServers"]["fixture"]["env"] = json!({"FIXTURE_EVENTS": workspace.events_file()});
     config["http"] = json!({"headerTimeoutSecs": 2, "bodyTimeoutSecs": 2});
     let path = workspace.write_config(&config);
     let mut server = HttpServer::start("0", &["--config", &path.display().to_string()], &[]).await;
