@@ -161,7 +161,7 @@ pub fn initialize() {
                 let rt = rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr());
                 JS_CoderunStripSource(rt, false);
                 JS_CoderunSealArenas(rt);
-                JS_CoderunSetTimezoneOffset(crate::web::intl::local_offset_minutes);
+                JS_CoderunSetTimezoneOffset(crate::web::intl_zones::local_offset_minutes);
             }
         });
         crate::alloc::seal();
@@ -194,7 +194,8 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
     STATE.with(|state| {
         // Zero is xorshift's fixed point.
         state.random.set(settings.random_seed | 1);
-        if let Err(message) = crate::web::intl::set_local_zone(settings.time_zone.as_deref()) {
+        if let Err(message) = crate::web::intl_zones::set_local_zone(settings.time_zone.as_deref())
+        {
             return Outcome::Threw(message);
         }
         state.started.set(Some((Instant::now(), wall_clock_ms())));

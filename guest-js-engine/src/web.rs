@@ -15,8 +15,9 @@
 mod compression;
 mod crypto;
 mod encoding;
-pub(crate) mod intl;
+mod intl;
 mod intl_text;
+pub(crate) mod intl_zones;
 #[rustfmt::skip]
 mod intl_data;
 mod url;
@@ -119,10 +120,13 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
         Function::new(ctx.clone(), intl::canonical_locale)?,
     )?;
     add("intlPattern", Function::new(ctx.clone(), intl::pattern)?)?;
-    add("timeZone", Function::new(ctx.clone(), intl::time_zone)?)?;
+    add(
+        "timeZone",
+        Function::new(ctx.clone(), intl_zones::time_zone)?,
+    )?;
     add(
         "localTimeZone",
-        Function::new(ctx.clone(), intl::local_time_zone)?,
+        Function::new(ctx.clone(), intl_zones::local_time_zone)?,
     )?;
     add(
         "supportedValues",
@@ -130,7 +134,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     )?;
     add(
         "timeZoneOffset",
-        Function::new(ctx.clone(), intl::time_zone_offset)?,
+        Function::new(ctx.clone(), intl_zones::time_zone_offset)?,
     )?;
     add("promiseState", Function::new(ctx.clone(), promise_state)?)?;
     add(
