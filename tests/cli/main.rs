@@ -213,41 +213,27 @@ fn no_cache_compiles_in_the_process_and_writes_nothing() {
 /// A flood of empty console lines prints no more JSON than the log cap
 /// allows: a line costs its bytes plus its framing, so 100,000 empty lines
 /// under `--max-log-bytes 4096` print about a hundred entries, not
-/// 100,000.
+/// 100,000; and control characters, which JSON escapes to six bytes each,
+/// count as such.
 #[test]
-fn a_flood_of_empty_lines_prints_within_the_log_cap() {
-    let output = with_stdin(
-        coderun().args(["run", "-", "--max-log-bytes", "4096", "--no-demo"]),
+fn a_flood_of_empty_lines_or_control_characters_prints_within_the_log_cap() {
+    for program in [
         "for (let i = 0; i < 100000; i++) console.log(); return 'done'",
-    );
-    assert!(output.status.success());
-    let result = json_of(&output);
-    assert_eq!(result["value"], "done");
-    let logs = serde_json::to_string(&result["logs"]).unwrap();
-    assert!(
-        logs.len() <= 4096 + 512,
-        "{} bytes of logs printed",
-        logs.len()
-    );
-    assert!(logs.contains("max_log_bytes"), "{logs}");
-}
-
-/// Control characters, which JSON escapes to six bytes each, count as
-/// such: the printed logs stay within the cap too.
-#[test]
-fn a_flood_of_control_characters_prints_within_the_log_cap() {
-    let output = with_stdin(
-        coderun().args(["run", "-", "--max-log-bytes", "4096", "--no-demo"]),
         "for (let i = 0; i < 100; i++) console.log('\\u0001'.repeat(1000)); return 'done'",
-    );
-    assert!(output.status.success());
-    let result = json_of(&output);
-    assert_eq!(result["value"], "done");
-    let logs = serde_json::to_string(&result["logs"]).unwrap();
-    assert!(
-        logs.len() <= 4096 + 512,
-        "{} bytes of logs printed",
-        logs.len()
-    );
-    assert!(logs.contains("max_log_bytes"), "{logs}");
+    ] {
+        let output = with_stdin(
+            coderun().args(["run", "-", "--max-log-bytes", "4096", "--no-demo"]),
+            program,
+        );
+        assert!(output.status.success(), "{program}");
+        let result = json_of(&output);
+        assert_eq!(result["value"], "done");
+        let logs = serde_json::to_string(&result["logs"]).unwrap();
+        assert!(
+            logs.len() <= 4096 + 512,
+            "{program}: {} bytes of logs printed",
+            logs.len()
+        );
+        assert!(logs.contains("max_log_bytes"), "{logs}");
+    }
 }

@@ -25,31 +25,16 @@ use coderun_runtime::{
     BindingError, CodeBindingNamespace, CodeRunRequest, CodeRuntime, Continuation, RunRecord,
     RuntimeConfig, WasmCodeRuntime,
 };
+use fuzz_input::Stream;
+
+#[allow(dead_code, reason = "each test target uses part of it")]
+#[path = "../common/fuzz_input.rs"]
+mod fuzz_input;
 
 /// How long a pass runs unless `CODERUN_FUZZ_SECONDS` says otherwise.
 const DEFAULT_SECONDS: u64 = 15;
 /// The longest error the front end may return: a message and an excerpt.
 const MAX_FRONT_END_ERROR_BYTES: usize = 2048;
-
-/// A splitmix64 stream: the bytes `arbitrary` draws from.
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n.div_ceil(8))
-            .flat_map(|_| self.next().to_le_bytes())
-            .take(n)
-            .collect()
-    }
-}
 
 const OPENERS: &[(&str, &str, &str)] = &[
     ("(", "1", ")"),
@@ -369,18 +354,8 @@ fn bounded(message: &str) -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_inputs_never_crash_the_host() {
-    let seconds = std::env::var("CODERUN_FUZZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_SECONDS);
-    let seed = std::env::var("CODERUN_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let seconds = fuzz_input::seconds().unwrap_or(DEFAULT_SECONDS);
+    let seed = fuzz_input::seed();
     eprintln!("fuzz: seed {seed}, {seconds} s (CODERUN_FUZZ_SEED={seed} reproduces this run)");
     let corpus = corpus();
     assert!(

@@ -568,17 +568,7 @@ require('readline').createInterface({ input: process.stdin }).on('line', (text) 
   else send({ id: m.id, result: good() });
 });
 "#;
-    let seconds: Option<u64> = std::env::var("CODERUN_FUZZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok());
-    let seed: u64 = std::env::var("CODERUN_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let (seconds, seed) = (super::fuzz_input::seconds(), super::fuzz_input::seed());
     eprintln!("upstream answer fuzz: seed {seed} (CODERUN_FUZZ_SEED={seed} reproduces it)");
     let deadline = seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
     let workspace = super::Workspace::new();

@@ -31,16 +31,7 @@ struct HttpServer {
 
 impl HttpServer {
     async fn start(listen: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
-        let mut child = super::coderun_command()
-            .args(["mcp", "--listen", listen])
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn coderun mcp --listen");
+        let mut child = spawn_listening(listen, args, env);
         let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
         let stderr = Arc::new(Mutex::new(String::new()));
         let (found, url) = tokio::sync::oneshot::channel();
@@ -131,6 +122,21 @@ impl HttpServer {
             .unwrap_or_else(|| panic!("not an HTTP response: {head}"));
         (status, head)
     }
+}
+
+/// `coderun mcp --listen <listen> <args>` with `env`, its stderr piped
+/// for the caller to read, hold or close.
+fn spawn_listening(listen: &str, args: &[&str], env: &[(&str, &str)]) -> Child {
+    super::coderun_command()
+        .args(["mcp", "--listen", listen])
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn coderun mcp --listen")
 }
 
 /// An `initialize` request, as an HTTP body.
@@ -518,26 +524,9 @@ async fn a_paused_run_resumes_only_in_its_own_session() {
     other.cancel().await.expect("close");
 }
 
-/// A splitmix64 stream, for the framing fuzz below.
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// A well-formed `initialize` request over HTTP/1.1, then a few of its
 /// bytes changed, lines repeated or cut, or hostile framing added.
-fn mangled_request(stream: &mut Stream, addr: &str) -> Vec<u8> {
+fn mangled_request(stream: &mut super::fuzz_input::Stream, addr: &str) -> Vec<u8> {
     let body = initialize_body();
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
@@ -605,17 +594,7 @@ fn mangled_request(stream: &mut Stream, addr: &str) -> Vec<u8> {
 async fn mangled_http_framing_never_brings_the_server_down() {
     use tokio::io::AsyncReadExt as _;
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let seconds: Option<u64> = std::env::var("CODERUN_FUZZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok());
-    let seed = std::env::var("CODERUN_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
+    let (seconds, seed) = (super::fuzz_input::seconds(), super::fuzz_input::seed());
     eprintln!("http framing fuzz: seed {seed} (CODERUN_FUZZ_SEED={seed} reproduces it)");
     let workspace = Workspace::new();
     let mut config = workspace.stubborn_fixture_config();
@@ -624,7 +603,7 @@ async fn mangled_http_framing_never_brings_the_server_down() {
     config["http"] = json!({"headerTimeoutSecs": 2, "bodyTimeoutSecs": 2});
     let path = workspace.write_config(&config);
     let mut server = HttpServer::start("0", &["--config", &path.display().to_string()], &[]).await;
-    let mut stream = Stream(seed);
+    let mut stream = super::fuzz_input::Stream(seed);
     let deadline = seconds.map(|s| std::time::Instant::now() + Duration::from_secs(s));
     let (mut sent, mut answered) = (0u64, 0u64);
     while deadline.map_or(sent < 300, |deadline| std::time::Instant::now() < deadline) {
@@ -699,16 +678,8 @@ async fn with_stderr_closed_or_unread_the_http_server_serves_and_stops_cleanly()
             .expect("a free port")
             .port();
         let listen = format!("127.0.0.1:{port}");
-        let mut child = super::coderun_command()
-            .args(["mcp", "--listen", &listen, "--config"])
-            .arg(&config)
-            .env("RUST_LOG", "trace")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn coderun mcp --listen");
+        let config = config.display().to_string();
+        let mut child = spawn_listening(&listen, &["--config", &config], &[("RUST_LOG", "trace")]);
         // Closed at once, or held (so the pipe fills) and never read.
         let held = child.stderr.take().filter(|_| !closed);
         let mut connected = None;
@@ -780,15 +751,8 @@ require('readline').createInterface({ input: process.stdin }).on('line', (text) 
         })
         .collect();
     let config = workspace.write_config(&json!({ "mcpServers": servers }));
-    let mut child = super::coderun_command()
-        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
-        .arg(&config)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn coderun mcp --listen");
+    let config = config.display().to_string();
+    let mut child = spawn_listening("127.0.0.1:0", &["--config", &config], &[]);
     let stderr = child.stderr.take().expect("piped stderr");
     // Nobody reads for a while.
     tokio::time::sleep(Duration::from_secs(4)).await;

@@ -7,6 +7,9 @@
 mod approval;
 mod catalog;
 mod cli;
+#[allow(dead_code, reason = "each test target uses part of it")]
+#[path = "../common/fuzz_input.rs"]
+mod fuzz_input;
 mod gateway;
 mod hostile;
 mod http;
