@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use coderun::code_mode::Mode;
 use coderun::mcp::{
     self, AuthToken, CodeModeServer, Gateway, HttpConfig, HttpOptions, Listen, McpConfig,
-    ProcessGroups, ServerSpec, Shutdown, Stdio, Transport, UpstreamSpec,
+    ProcessGroups, RequestStateConfig, Sealer, ServerSpec, Shutdown, Stdio, Transport,
+    UpstreamSpec,
 };
 use coderun::runtime::RuntimeConfig;
 
@@ -287,11 +288,15 @@ impl UpstreamFlags {
 impl Upstreams {
     /// The upstreams to start, and the limits and HTTP settings the
     /// configuration file sets.
-    fn load(&self) -> anyhow::Result<(Vec<UpstreamSpec>, mcp::Limits, HttpConfig)> {
+    fn load(&self) -> anyhow::Result<Loaded> {
         if let Some(path) = &self.config {
             let config = McpConfig::load(path)?;
-            let upstreams = UpstreamSpec::from_config(&config);
-            return Ok((upstreams, config.limits, config.http));
+            return Ok(Loaded {
+                upstreams: UpstreamSpec::from_config(&config),
+                limits: config.limits,
+                http: config.http,
+                request_state: config.request_state,
+            });
         }
         let Some((command, args)) = self.command.split_first() else {
             bail!("give --config <FILE> or -- <command> [args...]");
@@ -313,12 +318,21 @@ impl Upstreams {
             require_approval: self.require_approval,
             timeouts: mcp::ServerTimeouts::default(),
         };
-        Ok((
-            vec![upstream],
-            mcp::Limits::default(),
-            HttpConfig::default(),
-        ))
+        Ok(Loaded {
+            upstreams: vec![upstream],
+            limits: mcp::Limits::default(),
+            http: HttpConfig::default(),
+            request_state: RequestStateConfig::default(),
+        })
     }
+}
+
+/// What the configuration file (or the command line) sets up.
+struct Loaded {
+    upstreams: Vec<UpstreamSpec>,
+    limits: mcp::Limits,
+    http: HttpConfig,
+    request_state: RequestStateConfig,
 }
 
 /// How long the async runtime may take to stop once a command is done: a
@@ -484,6 +498,7 @@ struct Setup {
     config: RuntimeConfig,
     limits: mcp::Limits,
     http: HttpConfig,
+    request_state: RequestStateConfig,
 }
 
 impl Setup {
@@ -496,13 +511,14 @@ impl Setup {
         shutdown
             .on_signals()
             .context("installing the SIGINT and SIGTERM handlers")?;
-        let (upstreams, file_limits, http) = upstreams.load()?;
+        let loaded = upstreams.load()?;
         Ok(Self {
             shutdown,
-            upstreams,
-            config: runtime.runtime_config(&file_limits)?,
-            limits: file_limits.overridden_by(flags),
-            http,
+            upstreams: loaded.upstreams,
+            config: runtime.runtime_config(&loaded.limits)?,
+            limits: loaded.limits.overridden_by(flags),
+            http: loaded.http,
+            request_state: loaded.request_state,
         })
     }
 }
@@ -519,6 +535,7 @@ async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
         config,
         limits,
         http: file_http,
+        request_state,
     } = Setup::new(&args.upstreams, &args.runtime, &flags)?;
     let transport = match &args.listen {
         Some(listen) => {
@@ -553,7 +570,16 @@ async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
     };
     // Everything the flags and the file give is checked, and the HTTP
     // socket bound, before any upstream starts.
-    mcp::serve(&upstreams, config, &limits, args.mode, transport, &shutdown).await?;
+    mcp::serve(
+        &upstreams,
+        config,
+        &limits,
+        &request_state,
+        args.mode,
+        transport,
+        &shutdown,
+    )
+    .await?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -600,7 +626,9 @@ fn print_sdk(gateway: &Gateway, stats: bool) -> anyhow::Result<()> {
             .iter()
             .flat_map(|upstream| upstream.listed_tools())
             .collect();
-        let server = CodeModeServer::new(gateway)?;
+        let sealer = Sealer::for_limits(&RequestStateConfig::default(), &mcp::Limits::default())
+            .map_err(anyhow::Error::msg)?;
+        let server = CodeModeServer::new(gateway, sealer)?;
         let native_bytes = serde_json::to_string(&native)?.len();
         let code_bytes = serde_json::to_string(server.tools())?.len();
         let sdk = gateway.registry().sdk_stats();

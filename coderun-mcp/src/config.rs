@@ -1,5 +1,5 @@
 //! The configuration of `coderun mcp`: the `mcpServers` JSON format MCP
-//! clients already use, plus coderun's own `limits` and `http` sections.
+//! clients already use, plus coderun's own `limits`, `http` and `requestState` sections.
 //!
 //! ```json
 //! {
@@ -10,7 +10,8 @@
 //!   },
 //!   "limits": {"wallClockSeconds": 60, "callTimeoutSeconds": 45, "maxMessageBytes": 1048576},
 //!   "http": {"allowedOrigins": ["https://app.example.com"], "authTokenEnv": "CODERUN_TOKEN",
-//!            "maxConnections": 256, "headerTimeoutSecs": 10, "bodyTimeoutSecs": 30}
+//!            "maxConnections": 256, "headerTimeoutSecs": 10, "bodyTimeoutSecs": 30},
+//!   "requestState": {"keys": [{"id": "k1", "file": "/run/secrets/state-key"}], "ttlSeconds": 86400}
 //! }
 //! ```
 
@@ -24,9 +25,12 @@ use coderun_code_mode::Disclosure;
 use coderun_runtime::RuntimeConfig;
 
 mod http;
+mod request_state;
 
 use http::RawHttp;
 pub use http::{HttpConfig, LOOPBACK_ORIGINS, origin};
+use request_state::RawRequestState;
+pub use request_state::{DEFAULT_STATE_TTL, MIN_KEY_BYTES, RequestStateConfig, StateKey};
 
 /// The default time an upstream has to start and list its tools.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -68,6 +72,8 @@ pub struct McpConfig {
     pub limits: Limits,
     /// Settings of the streamable HTTP server (`--listen`).
     pub http: HttpConfig,
+    /// The keys paused runs are sealed with (`requestState`).
+    pub request_state: RequestStateConfig,
 }
 
 /// One server's call timeouts, over `limits.callTimeoutSeconds`.
@@ -337,6 +343,8 @@ struct RawConfig {
     limits: RawLimits,
     #[serde(default)]
     http: RawHttp,
+    #[serde(default)]
+    request_state: RawRequestState,
 }
 
 #[derive(Deserialize)]
@@ -464,12 +472,15 @@ impl McpConfig {
         limits.trace = raw.trace;
         let http =
             HttpConfig::from_raw(raw.http).map_err(|message| ConfigError::new(path, message))?;
+        let request_state = RequestStateConfig::from_raw(raw.request_state)
+            .map_err(|message| ConfigError::new(path, message))?;
         Ok(Self {
             servers,
             require_approval,
             timeouts,
             limits,
             http,
+            request_state,
         })
     }
 }

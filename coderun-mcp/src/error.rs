@@ -12,6 +12,9 @@ pub enum ServeError {
     /// Building the runtime stopped before it finished.
     #[error("building the runtime stopped unexpectedly")]
     RuntimeStopped,
+    /// The keys paused runs are sealed with cannot be used.
+    #[error("requestState: {0}")]
+    Sealing(String),
     /// The registry cannot offer its tools in the mode asked for.
     #[error(transparent)]
     Assembly(#[from] coderun_code_mode::AssemblyError),

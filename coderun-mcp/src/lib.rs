@@ -38,9 +38,9 @@ mod error;
 mod front_door;
 pub mod http;
 mod jsonrpc;
-mod owners;
 pub mod process_group;
 mod progress;
+mod sealed;
 mod server;
 pub mod shutdown;
 pub mod stdio;
@@ -58,11 +58,13 @@ use serde_json::json;
 use coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
 
 pub use config::{
-    ConfigError, HttpConfig, Limits, McpConfig, RequireApproval, ServerSpec, ServerTimeouts,
+    ConfigError, HttpConfig, Limits, McpConfig, RequestStateConfig, RequireApproval, ServerSpec,
+    ServerTimeouts, StateKey,
 };
 pub use error::ServeError;
 pub use http::{AuthToken, HttpListener, HttpOptions, Listen, serve_http};
 pub use process_group::ProcessGroups;
+pub use sealed::{REFUSED as REFUSED_STATE, SealError, Sealer};
 pub use server::CodeModeServer;
 pub use shutdown::{Reason, Shutdown};
 pub use stdio::{Stdio, serve_stdio};
@@ -91,10 +93,12 @@ pub async fn serve(
     upstreams: &[UpstreamSpec],
     config: RuntimeConfig,
     limits: &Limits,
+    request_state: &RequestStateConfig,
     mode: Mode,
     transport: Transport,
     shutdown: &Shutdown,
 ) -> Result<(), ServeError> {
+    let sealer = Sealer::for_limits(request_state, limits).map_err(ServeError::Sealing)?;
     let groups = ProcessGroups::new();
     let gateway = tokio::select! {
         gateway = Gateway::start(upstreams, config, limits, mode, &groups) => gateway?,
@@ -103,7 +107,7 @@ pub async fn serve(
             return Ok(());
         }
     };
-    let server = match CodeModeServer::new(&gateway) {
+    let server = match CodeModeServer::new(&gateway, sealer) {
         Ok(server) => server,
         Err(error) => {
             gateway.close().await;

@@ -20,12 +20,13 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 
-use super::owners::{MAX_PER_SESSION, Owners, session_of};
+use coderun_runtime::Continuation;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::progress::ProgressRoutes;
+use super::sealed::{Holder, REFUSED, Sealer};
 use super::{Gateway, ServeError};
 
 const INSTRUCTIONS: &str = "coderun runs TypeScript programs that call this server's tools. \
@@ -67,8 +68,18 @@ struct Inner {
     trace: bool,
     /// Where each reporting call's tool calls are announced.
     progress: Arc<ProgressRoutes>,
-    /// The HTTP session each paused run belongs to.
-    owners: Owners,
+    /// Seals paused runs into the handles clients echo back, and opens them.
+    sealer: Sealer,
+}
+
+/// What one call does.
+enum Work {
+    /// Calls an offered tool through the registry.
+    Call(CallToolRequestParams),
+    /// Resumes a paused run, opened from its handle, with the answer.
+    Resume(Box<Continuation>, Approval),
+    /// Nothing: the result says why.
+    Refuse(ToolResult),
 }
 
 impl std::fmt::Debug for CodeModeServer {
@@ -82,8 +93,9 @@ impl std::fmt::Debug for CodeModeServer {
 impl CodeModeServer {
     /// The server for `gateway`'s registry: its assembled tools, with the
     /// SDK section (and the note about unavailable upstreams) appended to
-    /// `run_code`'s description.
-    pub fn new(gateway: &Gateway) -> Result<Self, ServeError> {
+    /// `run_code`'s description. Paused runs go back to the client sealed
+    /// by `sealer`.
+    pub fn new(gateway: &Gateway, sealer: Sealer) -> Result<Self, ServeError> {
         let assembly = gateway.registry().assemble()?;
         let sdk = assembly.sdk_section.unwrap_or_default();
         let mut tools: Vec<rmcp::model::Tool> = assembly
@@ -134,7 +146,7 @@ impl CodeModeServer {
                 approvals,
                 trace: gateway.traces(),
                 progress,
-                owners: Owners::default(),
+                sealer,
             }),
         })
     }
@@ -150,24 +162,25 @@ impl CodeModeServer {
     /// progress token, its progress is reported meanwhile (see `progress.rs`).
     async fn execute(
         &self,
-        request: CallToolRequestParams,
+        name: &str,
+        work: Work,
         cancelled: CancellationToken,
         asking: Asking<'_>,
         progress: Option<(ProgressToken, Peer<RoleServer>)>,
-        session: Option<&str>,
+        holder: &Holder,
     ) -> ToolResult {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
         let reporting = progress.map(|(token, peer)| self.inner.progress.report(&id, token, peer));
-        let name = request.name.to_string();
         let controller = AbortController::new();
         let signal = controller.signal();
         let work = async {
-            let result = self.dispatch(&id, request, signal.clone(), session).await;
-            match asking {
+            let result = self.dispatch(&id, work, signal.clone()).await;
+            let result = match asking {
                 Asking::Request(peer) => self.ask_approvals(result, &id, peer, &signal).await,
                 Asking::Retry | Asking::No => result,
-            }
+            };
+            self.seal_paused(result, holder).await
         };
         let mut execution = pin!(work);
         let result = tokio::select! {
@@ -178,14 +191,6 @@ impl CodeModeServer {
                 execution.await
             }
         };
-        if let Some((paused, _)) = paused(&result)
-            && let Some(evicted) = self.inner.owners.record(&paused, session)
-        {
-            // The session's oldest paused run, past its cap, is given up.
-            tracing::info!(call = %id, "a session paused more than {MAX_PER_SESSION} runs: \
-                           its oldest, {evicted}, is dropped");
-            drop(self.inner.registry.take_continuation(&evicted));
-        }
         if let Some(reporting) = reporting {
             reporting.finish().await;
         }
@@ -207,22 +212,20 @@ impl CodeModeServer {
         result
     }
 
-    /// One call: a retry answering an approval (`requestState`, MCP
-    /// 2026-07-28's multi round-trip requests), `resume_code`, or a call
-    /// of an offered tool through the registry.
-    async fn dispatch(
+    /// What `request` asks for: a retry answering an approval
+    /// (`requestState`, MCP 2026-07-28's multi round-trip requests) or
+    /// `resume_code` resume the paused run their handle seals, any other
+    /// call is a call of an offered tool. A handle that does not open is
+    /// the uniform Invalid params error.
+    async fn work(
         &self,
-        id: &str,
         request: CallToolRequestParams,
-        signal: AbortSignal,
-        session: Option<&str>,
-    ) -> ToolResult {
-        let arguments = request
-            .arguments
-            .map_or(Value::Object(JsonObject::new()), Value::Object);
-        if self.inner.approvals
-            && let Some(paused) = &request.request_state
-        {
+        holder: &Holder,
+    ) -> Result<Work, ErrorData> {
+        if !self.inner.approvals {
+            return Ok(Work::Call(request));
+        }
+        if let Some(handle) = &request.request_state {
             let answer = request
                 .input_responses
                 .as_ref()
@@ -234,38 +237,24 @@ impl CodeModeServer {
                     "the client's answer had no \"{APPROVAL_INPUT}\" elicitation result"
                 )),
             };
-            if let Err(refusal) = self.inner.owners.claim(paused, session) {
-                return ToolResult::error(refusal);
-            }
-            return self
-                .inner
-                .registry
-                .resume(id, paused, approval, signal)
-                .await;
+            let continuation = self.open(handle, holder).await?;
+            return Ok(Work::Resume(continuation, approval));
         }
-        if self.inner.approvals && request.name == RESUME_CODE {
-            return self.resume(id, &arguments, signal, session).await;
+        if request.name != RESUME_CODE {
+            return Ok(Work::Call(request));
         }
-        let call = ToolCall::new(id.to_owned(), request.name.to_string(), arguments);
-        self.inner.registry.execute(call, signal).await
-    }
-
-    /// `resume_code`: the paused run `id` with the client's answer.
-    async fn resume(
-        &self,
-        call_id: &str,
-        arguments: &Value,
-        signal: AbortSignal,
-        session: Option<&str>,
-    ) -> ToolResult {
+        let arguments = request
+            .arguments
+            .map_or(Value::Object(JsonObject::new()), Value::Object);
         let (Some(id), Some(approve)) = (
             arguments.get("id").and_then(Value::as_str),
             arguments.get("approve").and_then(Value::as_bool),
         ) else {
-            return ToolResult::error(format!(
+            return Ok(Work::Refuse(ToolResult::error(format!(
                 "{RESUME_CODE} expects {{\"id\": string, \"approve\": boolean, \"reason\"?: \
-                 string}} (got {arguments})"
-            ));
+                 string}} (got {})",
+                coderun_runtime::shorten(&arguments.to_string(), QUESTION_ARGUMENT_BYTES)
+            ))));
         };
         let approval = if approve {
             Approval::Approve
@@ -276,13 +265,82 @@ impl CodeModeServer {
                 .unwrap_or("the user did not approve it");
             Approval::Reject(reason.to_owned())
         };
-        if let Err(refusal) = self.inner.owners.claim(id, session) {
-            return ToolResult::error(refusal);
+        let continuation = self.open(id, holder).await?;
+        Ok(Work::Resume(continuation, approval))
+    }
+
+    /// The continuation `handle` seals for `holder`, opened on the
+    /// blocking pool (it inflates and parses up to the record's cap).
+    async fn open(&self, handle: &str, holder: &Holder) -> Result<Box<Continuation>, ErrorData> {
+        let inner = Arc::clone(&self.inner);
+        let (handle, holder) = (handle.to_owned(), holder.clone());
+        let opened = tokio::task::spawn_blocking(move || inner.sealer.open(&handle, &holder)).await;
+        match opened {
+            Ok(Ok(continuation)) => Ok(Box::new(continuation)),
+            Ok(Err(reason)) => {
+                tracing::info!("refused a paused run's state: {reason}");
+                Err(ErrorData::invalid_params(REFUSED, None))
+            }
+            Err(_) => Err(ErrorData::internal_error(
+                "opening the paused run's state stopped unexpectedly",
+                None,
+            )),
         }
-        self.inner
-            .registry
-            .resume(call_id, id, approval, signal)
-            .await
+    }
+
+    /// One call through the registry: a tool's, or a paused run resumed.
+    async fn dispatch(&self, id: &str, work: Work, signal: AbortSignal) -> ToolResult {
+        match work {
+            Work::Call(request) => {
+                let arguments = request
+                    .arguments
+                    .map_or(Value::Object(JsonObject::new()), Value::Object);
+                let call = ToolCall::new(id.to_owned(), request.name.to_string(), arguments);
+                self.inner.registry.execute(call, signal).await
+            }
+            Work::Resume(continuation, approval) => {
+                self.inner
+                    .registry
+                    .resume_continuation(id, *continuation, approval, signal)
+                    .await
+            }
+            Work::Refuse(result) => result,
+        }
+    }
+
+    /// `result` with its paused run, if it is one, taken out of the
+    /// registry and sealed for `holder`: the handle replaces the run's id
+    /// wherever the result names it. A run whose state cannot be sealed
+    /// fails with the reason.
+    async fn seal_paused(&self, mut result: ToolResult, holder: &Holder) -> ToolResult {
+        let Some((id, _)) = paused(&result) else {
+            return result;
+        };
+        let Some(continuation) = self.inner.registry.take_continuation(&id) else {
+            return ToolResult::error(format!("the paused run {id} was lost before it was sealed"));
+        };
+        let inner = Arc::clone(&self.inner);
+        let holder = holder.clone();
+        let sealed =
+            tokio::task::spawn_blocking(move || inner.sealer.seal(&continuation, &holder)).await;
+        let handle = match sealed {
+            Ok(Ok(handle)) => handle,
+            Ok(Err(error)) => return ToolResult::error(error.to_string()),
+            Err(_) => return ToolResult::error("sealing the paused run stopped unexpectedly"),
+        };
+        for block in &mut result.content {
+            if let ContentBlock::Text { text } = block {
+                *text = text.replace(&id, &handle);
+            }
+        }
+        if let Some(paused) = result
+            .structured
+            .as_mut()
+            .and_then(|structured| structured.get_mut("paused"))
+        {
+            paused["id"] = Value::String(handle);
+        }
+        result
     }
 
     /// While `result` is a paused run, asks the client's user (a form
@@ -326,6 +384,24 @@ impl CodeModeServer {
         }
         result
     }
+}
+
+/// Who sent a request: the bearer token it presented and its HTTP session,
+/// for requests that came over HTTP.
+fn holder_of(context: &RequestContext<RoleServer>) -> Holder {
+    let Some(parts) = context.extensions.get::<http::request::Parts>() else {
+        return Holder::default();
+    };
+    let authorization = parts
+        .headers
+        .get(http::header::AUTHORIZATION)
+        .map(http::HeaderValue::as_bytes);
+    let session = parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    Holder::new(authorization, session)
 }
 
 /// The paused run's id and the question to ask about it, if `result` is a
@@ -492,6 +568,8 @@ impl ServerHandler for CodeModeServer {
             ));
         }
         let name = request.name.clone();
+        let holder = holder_of(&context);
+        let work = self.work(request, &holder).await?;
         let can_ask = self.inner.approvals
             && context
                 .client_capabilities()
@@ -511,13 +589,7 @@ impl ServerHandler for CodeModeServer {
             .get_progress_token()
             .map(|token| (token, context.peer.clone()));
         let result = self
-            .execute(
-                request,
-                context.ct.clone(),
-                asking,
-                progress,
-                session_of(&context).as_deref(),
-            )
+            .execute(&name, work, context.ct.clone(), asking, progress, &holder)
             .await;
         if let Asking::Retry = asking
             && let Some((id, question)) = paused(&result)

@@ -76,6 +76,29 @@ async fn connect<H: ClientHandler>(handler: H, config: &Path) -> RunningService<
     handler.serve(transport).await.expect("connects")
 }
 
+/// [`connect`] on MCP 2026-07-28: `server/discover` instead of the
+/// `initialize` handshake, and each request carrying its metadata.
+async fn connect_stateless<H: ClientHandler>(
+    handler: H,
+    config: &Path,
+) -> RunningService<RoleClient, H> {
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+    let mut command = coderun_command();
+    command
+        .arg("mcp")
+        .arg("--config")
+        .arg(config)
+        .kill_on_drop(true);
+    let transport = TokioChildProcess::new(command).expect("spawn coderun mcp");
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    handler
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("discovers")
+}
+
 async fn call<H: ClientHandler>(
     client: &RunningService<RoleClient, H>,
     name: &str,
@@ -84,8 +107,9 @@ async fn call<H: ClientHandler>(
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
+    // The service's call_tool (not its peer's) answers MCP 2026-07-28's
+    // input-required rounds through the handler.
     client
-        .peer()
         .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments))
         .await
         .expect("tools/call")
@@ -165,10 +189,15 @@ async fn ask_through(
     let asked = Arc::new(Mutex::new(Vec::new()));
     let approver = Approver {
         approve,
-        protocol,
+        protocol: protocol.clone(),
         asked: Arc::clone(&asked),
     };
-    let client = connect(approver, &approval_config(&workspace)).await;
+    let config = approval_config(&workspace);
+    let client = if protocol >= ProtocolVersion::V_2026_07_28 {
+        connect_stateless(approver, &config).await
+    } else {
+        connect(approver, &config).await
+    };
     let result = call(
         &client,
         "run_code",
@@ -208,4 +237,162 @@ async fn a_client_on_an_earlier_protocol_is_asked_by_an_elicitation_request() {
     );
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!(written(&workspace), None);
+}
+
+/// The approval configuration with a sealing key in a file: every
+/// process started with it opens the states the others sealed.
+fn keyed_config(workspace: &Workspace) -> PathBuf {
+    let key = workspace.dir.path().join("state-key");
+    std::fs::write(&key, "0123456789abcdef0123456789abcdef-test-key\n").expect("write the key");
+    let mut config = workspace.npm_config();
+    config["mcpServers"]["filesystem"]["requireApproval"] = json!("destructive");
+    config["requestState"] = json!({"keys": [{"id": "test", "file": key}]});
+    workspace.write_config(&config)
+}
+
+/// The JSON-RPC error code of a failed `tools/call`.
+fn error_code(result: Result<impl std::fmt::Debug, rmcp::ServiceError>) -> i32 {
+    match result {
+        Err(rmcp::ServiceError::McpError(error)) => error.code.0,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+/// `state` with one character of its sealed part changed.
+fn tampered(state: &str) -> String {
+    let mut bytes = state.as_bytes().to_vec();
+    let at = bytes.len() - 10;
+    bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
+    String::from_utf8(bytes).expect("ASCII")
+}
+
+/// No paused run lives in one process: the paused run is the sealed state
+/// the client holds, and a second `coderun mcp` started with the same key
+/// resumes it after the first has exited. The approved call runs once
+/// there: the state opens once (a replay writes nothing), and a changed
+/// state is refused with Invalid params.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_run_resumes_in_another_process_holding_the_key() {
+    let workspace = Workspace::new();
+    let config = keyed_config(&workspace);
+    let first = connect((), &config).await;
+    let paused = call(
+        &first,
+        "run_code",
+        json!({"code": program(&workspace.files())}),
+    )
+    .await;
+    let id = paused.structured_content.as_ref().expect("structured")["paused"]["id"]
+        .as_str()
+        .expect("the paused run's state")
+        .to_owned();
+    assert!(
+        text(&paused).contains(&id),
+        "the text names the state to resume"
+    );
+    first.cancel().await.expect("the first process exits");
+    assert_eq!(
+        written(&workspace),
+        None,
+        "nothing is written before approval"
+    );
+
+    let second = connect((), &config).await;
+    let resume = |id: String| {
+        let peer = second.peer().clone();
+        async move {
+            let Value::Object(arguments) = json!({"id": id, "approve": true}) else {
+                unreachable!()
+            };
+            peer.call_tool(CallToolRequestParams::new("resume_code").with_arguments(arguments))
+                .await
+        }
+    };
+    assert_eq!(error_code(resume(tampered(&id)).await), -32602);
+    assert_eq!(written(&workspace), None, "a changed state runs nothing");
+    let done = resume(id.clone()).await.expect("tools/call");
+    assert_eq!(done.is_error, Some(false), "{}", text(&done));
+    assert_eq!(
+        done.structured_content.as_ref().unwrap()["value"],
+        "written"
+    );
+    assert_eq!(written(&workspace).as_deref(), Some("yes"));
+
+    std::fs::remove_file(workspace.files().join("approved.txt")).expect("remove");
+    assert_eq!(error_code(resume(id).await), -32602, "a state opens once");
+    assert_eq!(written(&workspace), None, "the approved call ran once");
+    second.cancel().await.ok();
+}
+
+/// The same on MCP 2026-07-28: the input-required result's `requestState`
+/// is the sealed run, which the retry may bring to another process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_state_resumes_in_another_process_holding_the_key() {
+    let workspace = Workspace::new();
+    let config = keyed_config(&workspace);
+    let approver = Approver {
+        approve: true,
+        protocol: ProtocolVersion::LATEST,
+        asked: Arc::default(),
+    };
+    let request = |state: Option<String>| {
+        let Value::Object(arguments) = json!({"code": program(&workspace.files())}) else {
+            unreachable!()
+        };
+        let mut request = CallToolRequestParams::new("run_code").with_arguments(arguments);
+        if let Some(state) = state {
+            request.request_state = Some(state);
+            request.input_responses = Some(
+                [(
+                    "approval".to_owned(),
+                    json!({"action": "accept", "content": {"approve": true}}),
+                )]
+                .into(),
+            );
+        }
+        request
+    };
+    let first = connect_stateless(approver.clone(), &config).await;
+    let response = first
+        .peer()
+        .call_tool_once(request(None))
+        .await
+        .expect("tools/call");
+    let rmcp::model::CallToolResponse::InputRequired(input) = response else {
+        panic!("expected an input-required result, got {response:?}")
+    };
+    let state = input.request_state.clone().expect("a requestState");
+    first.cancel().await.expect("the first process exits");
+
+    let second = connect_stateless(approver, &config).await;
+    assert_eq!(
+        error_code(
+            second
+                .peer()
+                .call_tool_once(request(Some(tampered(&state))))
+                .await
+        ),
+        -32602
+    );
+    let response = second
+        .peer()
+        .call_tool_once(request(Some(state.clone())))
+        .await
+        .expect("tools/call");
+    let rmcp::model::CallToolResponse::Complete(done) = response else {
+        panic!("expected the program's result, got {response:?}")
+    };
+    assert_eq!(
+        done.structured_content.as_ref().unwrap()["value"],
+        "written",
+        "{}",
+        text(&done)
+    );
+    assert_eq!(written(&workspace).as_deref(), Some("yes"));
+    assert_eq!(
+        error_code(second.peer().call_tool_once(request(Some(state))).await),
+        -32602,
+        "a state opens once"
+    );
+    second.cancel().await.ok();
 }

@@ -460,9 +460,9 @@ async fn idle_and_slow_clients_do_not_lock_out_a_real_one() {
     client.cancel().await.expect("close");
 }
 
-/// Over HTTP one server serves many sessions: a paused run resumes only in
-/// the session that started it, and another session's `resume_code` with
-/// its id is refused and writes nothing.
+/// Over HTTP one server serves many sessions: a paused run's state is
+/// sealed for the session that started it, and another session's
+/// `resume_code` with it is refused (Invalid params) and writes nothing.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_paused_run_resumes_only_in_its_own_session() {
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -502,12 +502,16 @@ async fn a_paused_run_resumes_only_in_its_own_session() {
         .expect("the paused run's id")
         .to_owned();
 
-    let stolen = call(&other, "resume_code", json!({"id": id, "approve": true})).await;
-    assert_eq!(stolen.is_error, Some(true), "{}", text(&stolen));
+    let Value::Object(arguments) = json!({"id": id, "approve": true}) else {
+        unreachable!()
+    };
+    let stolen = other
+        .peer()
+        .call_tool(CallToolRequestParams::new("resume_code").with_arguments(arguments))
+        .await;
     assert!(
-        text(&stolen).contains("another session"),
-        "{}",
-        text(&stolen)
+        matches!(&stolen, Err(rmcp::ServiceError::McpError(error)) if error.code.0 == -32602),
+        "another session's resume is Invalid params: {stolen:?}"
     );
     assert!(
         !workspace.files().join("approved.txt").exists(),

@@ -142,3 +142,82 @@ fn reads_which_servers_need_approval() {
         "{error}"
     );
 }
+
+#[test]
+fn request_state_keys_come_from_files_and_the_environment() {
+    let dir = std::env::temp_dir().join(format!("coderun-state-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("key");
+    std::fs::write(&file, format!("{}\n", "k".repeat(40))).expect("write the key");
+    let short = dir.join("short");
+    std::fs::write(&short, "too short\n").expect("write the key");
+    let with = |section: String| {
+        parse(&format!(
+            "{{\"mcpServers\": {{\"a\": {{\"command\": \"x\"}}}}, \"requestState\": {section}}}"
+        ))
+    };
+    let config = with(format!(
+        "{{\"keys\": [{{\"id\": \"new\", \"file\": {:?}}}, {{\"id\": \"old\", \"env\": \"PATH\"}}], \
+         \"ttlSeconds\": 60}}",
+        file.display().to_string()
+    ))
+    .expect("valid");
+    let ids: Vec<&str> = config.request_state.keys.iter().map(StateKey::id).collect();
+    assert_eq!(ids, ["new", "old"]);
+    // The file's last newline is not part of the key.
+    assert_eq!(
+        config.request_state.keys[0],
+        StateKey::new("new", "k".repeat(40)).unwrap()
+    );
+    assert_eq!(config.request_state.ttl(), Duration::from_secs(60));
+    assert!(
+        !format!("{config:?}").contains("kkkk"),
+        "the secret is not shown"
+    );
+    let absent = with("{}".to_owned()).expect("valid");
+    assert_eq!(absent.request_state.ttl(), DEFAULT_STATE_TTL);
+    assert!(absent.request_state.keys.is_empty());
+
+    let cases = [
+        (
+            format!(
+                "{{\"keys\": [{{\"id\": \"a\", \"file\": {:?}}}]}}",
+                short.display().to_string()
+            ),
+            "requestState.keys[0]: the key \"a\" has 9 bytes; a sealing key needs at least 32",
+        ),
+        (
+            "{\"keys\": [{\"id\": \"a\", \"env\": \"CODERUN_TEST_UNSET_KEY_VAR\"}]}".to_owned(),
+            "requestState.keys[0]: the environment variable CODERUN_TEST_UNSET_KEY_VAR is not set",
+        ),
+        (
+            "{\"keys\": [{\"id\": \"a\"}]}".to_owned(),
+            "needs exactly one of \"env\" (a variable's name) or \"file\"",
+        ),
+        (
+            "{\"keys\": [{\"id\": \"a b\", \"env\": \"PATH\"}]}".to_owned(),
+            "the key id \"a b\" has ' '",
+        ),
+        (
+            format!(
+                "{{\"keys\": [{{\"id\": \"a\", \"file\": {0:?}}}, {{\"id\": \"a\", \"file\": {0:?}}}]}}",
+                file.display().to_string()
+            ),
+            "requestState.keys[1]: the id \"a\" is listed twice",
+        ),
+        (
+            "{\"ttlSeconds\": 0}".to_owned(),
+            "requestState.ttlSeconds must be a positive number",
+        ),
+        (
+            "{\"ttlSeconds\": 1e9}".to_owned(),
+            "requestState.ttlSeconds must be at most",
+        ),
+        ("{\"key\": []}".to_owned(), "unknown field `key`"),
+    ];
+    for (section, expected) in cases {
+        let error = with(section.clone()).expect_err(&section);
+        assert!(error.contains(expected), "{section}: {error}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
