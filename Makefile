@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
+.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -82,7 +82,17 @@ $(MCP_SERVERS): tools/mcp-servers/package.json tools/mcp-servers/package-lock.js
 ## committed one, every crate's tests (the hostile suite, a short fuzz and
 ## soak pass, the MCP end-to-end tests), the out-of-tree embedder, the
 ## packaging of every published crate, and the Python package's suite.
-test: guest-check $(TSC) $(MCP_SERVERS)
+## mcp-conformance: the official MCP conformance suite and the Node 22 it
+## runs on (pinned in tools/mcp-conformance/package-lock.json), for the
+## conformance test of `coderun mcp`.
+MCP_CONFORMANCE := $(CURDIR)/tools/mcp-conformance/node_modules/.package-lock.json
+mcp-conformance: $(MCP_CONFORMANCE)
+$(MCP_CONFORMANCE): tools/mcp-conformance/package.json tools/mcp-conformance/package-lock.json
+	command -v npm >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nodejs npm; }
+	cd tools/mcp-conformance && npm ci --no-audit --no-fund --silent
+	touch $@
+
+test: guest-check $(TSC) $(MCP_SERVERS) $(MCP_CONFORMANCE)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory embedder
 	$(MAKE) --no-print-directory package

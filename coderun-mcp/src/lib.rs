@@ -38,6 +38,7 @@ mod error;
 mod front_door;
 pub mod http;
 mod jsonrpc;
+mod logging;
 pub mod process_group;
 mod progress;
 mod sealed;

@@ -2,6 +2,8 @@
 // misbehave on purpose, for the failure tests of `coderun mcp`:
 //
 //   echo   answers with its `text` argument;
+//   steps  sends three progress notifications for the call's progress
+//          token (when it has one), then answers `stepped`;
 //   fail   answers with an error result (`isError`);
 //   crash  makes the server exit in the middle of the call;
 //   wait   never answers; when the call is cancelled
@@ -56,6 +58,7 @@ const object = (properties, required = []) => ({ type: 'object', properties, req
 
 const tools = [
   { name: 'echo', description: 'Answer with the text.', inputSchema: object({ text: { type: 'string' } }, ['text']) },
+  { name: 'steps', description: 'Report progress three times, then answer.', inputSchema: object({}) },
   { name: 'fail', description: 'Answer with an error result.', inputSchema: object({}) },
   { name: 'crash', description: 'Exit in the middle of the call.', inputSchema: object({}) },
   { name: 'wait', description: 'Never answer.', inputSchema: object({}) },
@@ -81,6 +84,14 @@ lines.on('line', (line) => {
     const name = params.name;
     if (name === 'echo') {
       send({ id, result: { content: [{ type: 'text', text: String(params.arguments?.text) }] } });
+    } else if (name === 'steps') {
+      const progressToken = params._meta?.progressToken;
+      if (progressToken !== undefined) {
+        for (let progress = 1; progress <= 3; progress++) {
+          send({ method: 'notifications/progress', params: { progressToken, progress, total: 3, message: `step ${progress}` } });
+        }
+      }
+      send({ id, result: { content: [{ type: 'text', text: 'stepped' }] } });
     } else if (name === 'fail') {
       send({ id, result: { content: [{ type: 'text', text: 'the fixture failed on purpose' }], isError: true } });
     } else if (name === 'crash') {

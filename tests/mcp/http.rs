@@ -22,7 +22,7 @@ use super::{
 };
 
 /// `coderun mcp --listen <addr> <args>`, its address read from stderr.
-struct HttpServer {
+pub(super) struct HttpServer {
     child: Child,
     /// `host:port`.
     addr: String,
@@ -30,7 +30,7 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    async fn start(listen: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+    pub(super) async fn start(listen: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = spawn_listening(listen, args, env);
         let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
         let stderr = Arc::new(Mutex::new(String::new()));
@@ -68,7 +68,7 @@ impl HttpServer {
         }
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }
 

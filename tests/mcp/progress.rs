@@ -87,19 +87,21 @@ async fn a_long_program_reports_its_calls_and_the_time_passing() {
 
 /// End to end, in the order coderun writes its stdout: a program that
 /// returns right after its last tool call has that call's "done" notice
-/// before its response, 20 times over. (Whether the reporter or the
-/// response wins a race here depends on scheduling; the unit test in
-/// progress.rs makes the race certain.)
+/// before its response, 100 times out of 100, with a tool that answers at
+/// once and with one that sends progress of its own first. (Whether the
+/// reporter or the response wins a race here depends on scheduling; the
+/// unit test in progress.rs makes the race certain.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_last_calls_notice_precedes_the_response() {
     let fixture = fixture();
     let mut session = RawSession::initialized(&["--", "node", &fixture]).await;
-    for n in 1..=20 {
+    for n in 1..=100 {
+        let tool = if n % 2 == 0 { "echo" } else { "steps" };
         session
             .send(
                 &json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
                     "name": "run_code",
-                    "arguments": {"code": "return await tools.echo({ text: 'x' })"},
+                    "arguments": {"code": format!("return await tools.{tool}({{ text: 'x' }})")},
                     "_meta": {"progressToken": format!("p-{n}")}
                 }}),
             )
@@ -122,8 +124,75 @@ async fn the_last_calls_notice_precedes_the_response() {
             }
         }
         assert!(
-            notices.iter().any(|m| m == "tools.echo done"),
+            notices.iter().any(|m| *m == format!("tools.{tool} done")),
             "call {n}: the notices before the response were {notices:?}"
         );
     }
+}
+
+/// MCP logging: once the client sets a level, a program's console lines at
+/// or above it arrive as `notifications/message` from the `run_code`
+/// logger, in order, before the call's response; below it, or before any
+/// level is set, none do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_lines_are_log_notifications_once_a_level_is_set() {
+    let fixture = fixture();
+    let mut session = RawSession::initialized(&["--", "node", &fixture]).await;
+    let program = "console.debug('d'); console.log('l'); console.warn('w'); \
+                   console.error('e', {n: 1}); return 1";
+    let run = async |session: &mut RawSession, id: u64| {
+        session
+            .send(
+                &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                    "name": "run_code", "arguments": {"code": program}
+                }}),
+            )
+            .await;
+        let mut heard = Vec::new();
+        loop {
+            let message = session.reply().await;
+            if message["id"] == id {
+                assert_eq!(message["result"]["isError"], false, "{message}");
+                return heard;
+            }
+            if message["method"] == "notifications/message" {
+                assert_eq!(message["params"]["logger"], "run_code", "{message}");
+                heard.push(format!(
+                    "{} {}",
+                    message["params"]["level"].as_str().unwrap_or_default(),
+                    message["params"]["data"].as_str().unwrap_or_default()
+                ));
+            }
+        }
+    };
+    assert_eq!(
+        run(&mut session, 10).await,
+        Vec::<String>::new(),
+        "no level set: none"
+    );
+
+    session
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 11, "method": "logging/setLevel",
+                      "params": {"level": "warning"}}),
+        )
+        .await;
+    let set = session.reply().await;
+    assert_eq!(set["result"], json!({}), "{set}");
+    assert_eq!(
+        run(&mut session, 12).await,
+        ["warning w", "error e { n: 1 }"]
+    );
+
+    session
+        .send(
+            &json!({"jsonrpc": "2.0", "id": 13, "method": "logging/setLevel",
+                      "params": {"level": "debug"}}),
+        )
+        .await;
+    session.reply().await;
+    assert_eq!(
+        run(&mut session, 14).await,
+        ["debug d", "info l", "warning w", "error e { n: 1 }"]
+    );
 }
