@@ -41,6 +41,7 @@ mod jsonrpc;
 mod logging;
 pub mod process_group;
 mod progress;
+mod relay;
 mod sealed;
 mod server;
 pub mod shutdown;
@@ -57,6 +58,8 @@ use futures::future::join_all;
 use serde_json::json;
 
 use coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
+
+use relay::Relay;
 
 pub use config::{
     ConfigError, HttpConfig, Limits, McpConfig, RequestStateConfig, RequireApproval, ServerSpec,
@@ -184,6 +187,7 @@ pub struct Gateway {
     /// Each registered tool as its upstream listed it, by registered name.
     listed: HashMap<String, rmcp::model::Tool>,
     trace: bool,
+    relay: Arc<Relay>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -219,16 +223,21 @@ impl Gateway {
             .map_err(|_| ServeError::RuntimeStopped)??;
         let startup_timeout = limits.startup_timeout();
         let caps = limits.listing_caps();
-        let connected = join_all(upstreams.iter().map(|upstream| async move {
-            let result = Upstream::connect(
-                &upstream.name,
-                &upstream.spec,
-                startup_timeout,
-                caps,
-                groups,
-            )
-            .await;
-            (upstream, result)
+        let relay = Arc::new(Relay::default());
+        let connected = join_all(upstreams.iter().map(|upstream| {
+            let relay = &relay;
+            async move {
+                let result = Upstream::connect(
+                    &upstream.name,
+                    &upstream.spec,
+                    startup_timeout,
+                    caps,
+                    groups,
+                    relay,
+                )
+                .await;
+                (upstream, result)
+            }
         }))
         .await;
 
@@ -325,7 +334,13 @@ impl Gateway {
             groups: groups.clone(),
             listed: listed_tools,
             trace: limits.trace.unwrap_or(false),
+            relay,
         })
+    }
+
+    /// Where upstream notifications and requests are relayed to clients.
+    pub(crate) fn relay(&self) -> &Arc<Relay> {
+        &self.relay
     }
 
     /// The tool registered as `name`, as its upstream listed it.

@@ -53,6 +53,11 @@ fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
+/// Whether a session at `threshold` gets a message at `level`.
+pub(crate) fn allows(threshold: LoggingLevel, level: LoggingLevel) -> bool {
+    rank(level) >= rank(threshold)
+}
+
 /// The MCP level of a console line of `level` (`console.debug` is debug,
 /// `log` and `info` info, `warn` warning, `error` error).
 fn console_level(level: &str) -> LoggingLevel {
@@ -77,7 +82,7 @@ pub(crate) async fn send_console_lines(
     let send = async {
         for line in lines {
             let level = console_level(line.get("level").and_then(Value::as_str).unwrap_or("log"));
-            if rank(level) < rank(threshold) {
+            if !allows(threshold, level) {
                 continue;
             }
             let text = line.get("text").cloned().unwrap_or(Value::Null);

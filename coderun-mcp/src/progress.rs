@@ -49,6 +49,14 @@ impl ProgressRoutes {
         }
     }
 
+    /// Announces `message` to the reporter of call `id`, if it has one.
+    pub(crate) fn route_message(&self, id: &str, message: String) {
+        if let Some(sender) = self.lock().get(id) {
+            // Full: this notice is dropped (see the module docs).
+            let _ = sender.try_send(message);
+        }
+    }
+
     /// Reports the progress of call `id` to `peer` under `token` until the
     /// returned value is dropped.
     pub(crate) fn report(

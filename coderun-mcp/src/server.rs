@@ -9,7 +9,6 @@ use coderun_code_mode::{
     AbortController, AbortSignal, Approval, ContentBlock, DispatchEvent, RUN_CODE, ToolCall,
     ToolRegistry, ToolResult,
 };
-use rmcp::model::ProgressToken;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
     Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
@@ -18,7 +17,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 
 use coderun_runtime::Continuation;
-use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +27,7 @@ use approvals::{APPROVAL_INPUT, Asking, approval_schema, holder_of, paused, resu
 
 use super::logging::{SessionLevel, send_console_lines};
 use super::progress::ProgressRoutes;
+use super::relay::{Caller, Relay};
 use super::sealed::{Holder, Sealer};
 use super::{Gateway, ServeError};
 
@@ -64,6 +64,9 @@ struct Inner {
     trace: bool,
     /// Where each reporting call's tool calls are announced.
     progress: Arc<ProgressRoutes>,
+    /// Where upstreams' notifications and requests reach the client whose
+    /// call they belong to.
+    relay: Arc<Relay>,
     /// Seals paused runs into the handles clients echo back, and opens them.
     sealer: Sealer,
 }
@@ -130,7 +133,8 @@ impl CodeModeServer {
                 resume_code_schema(),
             ));
         }
-        let progress = Arc::new(ProgressRoutes::default());
+        let relay = Arc::clone(gateway.relay());
+        let progress = Arc::clone(&relay.progress);
         let mut registry = gateway.registry().clone();
         let routes = Arc::clone(&progress);
         registry.event_sink(move |event: DispatchEvent| routes.route(&event));
@@ -143,6 +147,7 @@ impl CodeModeServer {
                 trace: gateway.traces(),
                 progress,
                 sealer,
+                relay,
             }),
             level: Arc::default(),
         })
@@ -172,12 +177,20 @@ impl CodeModeServer {
         work: Work,
         cancelled: CancellationToken,
         asking: Asking<'_>,
-        progress: Option<(ProgressToken, Peer<RoleServer>)>,
         holder: &Holder,
+        caller: Caller,
     ) -> ToolResult {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
-        let reporting = progress.map(|(token, peer)| self.inner.progress.report(&id, token, peer));
+        // A call of an upstream's tool itself (mode both) gets the
+        // upstream's progress under the client's token (see relay.rs);
+        // run_code and resume_code get coderun's own (see progress.rs).
+        let reporting = caller
+            .progress
+            .clone()
+            .filter(|_| !caller.native)
+            .map(|token| self.inner.progress.report(&id, token, caller.peer.clone()));
+        let _entered = self.inner.relay.enter(&id, caller);
         let controller = AbortController::new();
         let signal = controller.signal();
         let work = async {
@@ -361,12 +374,16 @@ impl ServerHandler for CodeModeServer {
             (true, true) => Asking::Retry,
             (true, false) => Asking::Request(&context.peer),
         };
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| (token, context.peer.clone()));
+        let caller = Caller {
+            peer: context.peer.clone(),
+            progress: context.meta.get_progress_token(),
+            native: name != RUN_CODE && name != RESUME_CODE,
+            level: Arc::clone(&self.level),
+            capabilities: context.client_capabilities(),
+            stateless: retries,
+        };
         let result = self
-            .execute(&name, work, context.ct.clone(), asking, progress, &holder)
+            .execute(&name, work, context.ct.clone(), asking, &holder, caller)
             .await;
         if let Asking::Retry = asking
             && let Some((id, question)) = paused(&result)

@@ -8,10 +8,13 @@ use std::time::Duration;
 
 use coderun_code_mode::{ContentBlock, Tool, ToolContext, ToolResult};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ServerResult,
 };
+use rmcp::service::PeerRequestOptions;
 use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{Peer, RoleClient, ServiceError, ServiceExt as _};
 use serde_json::Value;
@@ -25,6 +28,7 @@ use self::stderr::{StderrTail, forward_stderr};
 use super::config::{ServerSpec, ServerTimeouts};
 use super::jsonrpc::kind;
 use super::process_group::{ProcessGroups, TERMINATE_GRACE};
+use super::relay::{Relay, Tap, UpstreamClient};
 
 /// Why an upstream could not be used. Its text shows at most
 /// [`TARGET_SHOWN`] bytes of the command line or URL, so that the reason
@@ -46,10 +50,11 @@ const TARGET_SHOWN: usize = 80;
 /// A connected upstream server and the tools it listed.
 pub struct Upstream {
     name: String,
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, UpstreamClient>,
     tools: Vec<rmcp::model::Tool>,
     skipped: Vec<String>,
     stderr: StderrTail,
+    relay: Arc<Relay>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -61,25 +66,20 @@ impl std::fmt::Debug for Upstream {
     }
 }
 
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("coderun", env!("CARGO_PKG_VERSION")),
-    )
-}
-
 impl Upstream {
     /// Starts or connects to the upstream `name`, completes the MCP
     /// handshake and lists its tools (every page), all within `timeout`. A
     /// started process joins `groups`, which stop it; cancelling the
     /// connection leaves it there.
-    pub async fn connect(
+    pub(crate) async fn connect(
         name: &str,
         spec: &ServerSpec,
         timeout: Duration,
         caps: ListingCaps,
         groups: &ProcessGroups,
+        relay: &Arc<Relay>,
     ) -> Result<Upstream, UpstreamError> {
+        let client = UpstreamClient::new(name, relay);
         let fail = |reason: String| UpstreamError {
             name: name.to_owned(),
             target: spec.describe(),
@@ -87,44 +87,52 @@ impl Upstream {
         };
         let stderr = StderrTail::default();
         let spawned = OnceLock::new();
-        let connecting = async {
-            let service = match spec {
-                ServerSpec::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => {
-                    let mut process = tokio::process::Command::new(command);
-                    process.args(args).envs(env);
-                    if let Some(cwd) = cwd {
-                        process.current_dir(cwd);
+        let connecting =
+            async {
+                let service = match spec {
+                    ServerSpec::Stdio {
+                        command,
+                        args,
+                        env,
+                        cwd,
+                    } => {
+                        let mut process = tokio::process::Command::new(command);
+                        process.args(args).envs(env);
+                        if let Some(cwd) = cwd {
+                            process.current_dir(cwd);
+                        }
+                        let started = groups
+                            .spawn(name, process)
+                            .map_err(|error| format!("could not be started: {error}"))?;
+                        let _ = spawned.set(started.group);
+                        forward_stderr(name.to_owned(), started.stderr, stderr.clone());
+                        let transport = Tap::new(
+                            AsyncRwTransport::new_client(started.stdout, started.stdin),
+                            name,
+                            relay,
+                        );
+                        client.clone().serve(transport).await.map_err(|error| {
+                            format!(
+                                "did not complete the MCP handshake ({error}){}",
+                                stderr.explain()
+                            )
+                        })?
                     }
-                    let started = groups
-                        .spawn(name, process)
-                        .map_err(|error| format!("could not be started: {error}"))?;
-                    let _ = spawned.set(started.group);
-                    forward_stderr(name.to_owned(), started.stderr, stderr.clone());
-                    let transport = (started.stdout, started.stdin);
-                    client_config().serve(transport).await.map_err(|error| {
-                        format!(
-                            "did not complete the MCP handshake ({error}){}",
-                            stderr.explain()
-                        )
-                    })?
-                }
-                ServerSpec::Http { url, headers } => {
-                    let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                    config.custom_headers = http_headers(headers)?;
-                    let transport = StreamableHttpClientTransport::from_config(config);
-                    client_config()
-                        .serve(transport)
-                        .await
-                        .map_err(|error| format!("did not complete the MCP handshake ({error})"))?
-                }
-            };
-            let tools =
-                listing::list_tools(service.peer(), caps)
+                    ServerSpec::Http { url, headers } => {
+                        let mut config =
+                            StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                        config.custom_headers = http_headers(headers)?;
+                        let transport = Tap::new(
+                            StreamableHttpClientTransport::from_config(config),
+                            name,
+                            relay,
+                        );
+                        client.clone().serve(transport).await.map_err(|error| {
+                            format!("did not complete the MCP handshake ({error})")
+                        })?
+                    }
+                };
+                let tools = listing::list_tools(service.peer(), caps)
                     .await
                     .map_err(|error| match error {
                         listing::ListingError::Service(error) => {
@@ -133,8 +141,8 @@ impl Upstream {
                         listing::ListingError::Cap(reason)
                         | listing::ListingError::Malformed(reason) => reason,
                     })?;
-            Ok::<_, String>((service, tools))
-        };
+                Ok::<_, String>((service, tools))
+            };
         let failure = match tokio::time::timeout(timeout, connecting).await {
             Ok(Ok((service, listing))) => {
                 return Ok(Upstream {
@@ -143,6 +151,7 @@ impl Upstream {
                     tools: listing.tools,
                     skipped: listing.skipped,
                     stderr,
+                    relay: Arc::clone(relay),
                 });
             }
             Ok(Err(reason)) => fail(reason),
@@ -198,6 +207,7 @@ impl Upstream {
                     peer: self.service.peer().clone(),
                     stderr: self.stderr.clone(),
                     call_timeout: timeouts.for_tool(&listed.name, call_timeout),
+                    relay: Arc::clone(&self.relay),
                     structured: listed.output_schema.is_some(),
                 };
                 let forward = Arc::new(forward);
@@ -240,6 +250,7 @@ struct Forward {
     stderr: StderrTail,
     call_timeout: Duration,
     structured: bool,
+    relay: Arc<Relay>,
 }
 
 impl Forward {
@@ -256,9 +267,9 @@ impl Forward {
                 ));
             }
         }
-        // Dropping the call future (abort or timeout) makes rmcp send the
-        // upstream `notifications/cancelled` for the request.
-        let call = tokio::time::timeout(self.call_timeout, self.peer.call_tool(params));
+        // Dropping the call future (abort or timeout) sends the upstream
+        // `notifications/cancelled` for the request.
+        let call = tokio::time::timeout(self.call_timeout, self.send(params, ctx.call_id()));
         tokio::select! {
             outcome = call => match outcome {
                 Ok(Ok(result)) => self.convert(result),
@@ -274,6 +285,37 @@ impl Forward {
                 tracing::info!(upstream = %self.upstream, tool = %self.tool, "call cancelled: {reason}");
                 ToolResult::error(format!("the call was cancelled: {reason}"))
             }
+        }
+    }
+
+    /// Sends the call, its progress relayed to the client call `call_id`
+    /// belongs to while it runs.
+    async fn send(
+        &self,
+        params: CallToolRequestParams,
+        call_id: &str,
+    ) -> Result<CallToolResult, ServiceError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?;
+        let route = self.relay.upstream_call(
+            &self.upstream,
+            &self.tool,
+            call_id,
+            handle.progress_token.clone(),
+        );
+        let mut abandoned = Abandoned {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let response = handle.await_response().await;
+        abandoned.id = None;
+        route.settle().await;
+        match response? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(ServiceError::UnexpectedResponse),
         }
     }
 
@@ -306,6 +348,30 @@ impl Forward {
             converted.structured = result.structured_content;
         }
         converted
+    }
+}
+
+/// A request sent and not answered yet: dropped (the caller gave up), it
+/// tells the upstream with `notifications/cancelled`.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let cancelled =
+            CancelledNotificationParam::new(Some(id), Some("the call was cancelled".to_owned()));
+        // Best effort, after the caller has moved on.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(cancelled).await;
+            });
+        }
     }
 }
 

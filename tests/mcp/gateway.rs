@@ -72,6 +72,7 @@ async fn mode_both_offers_the_upstream_tools_natively_too() {
         // Registration order: the upstream's own order, then run_code.
         [
             "fixture_echo",
+            "fixture_steps",
             "fixture_fail",
             "fixture_crash",
             "fixture_wait",

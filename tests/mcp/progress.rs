@@ -196,3 +196,67 @@ async fn console_lines_are_log_notifications_once_a_level_is_set() {
         ["debug d", "info l", "warning w", "error e { n: 1 }"]
     );
 }
+
+/// The progress an upstream tool reports reaches the client: under the
+/// client's own token, with the upstream's values, for a call of the tool
+/// itself (`--mode both`), and as `run_code` progress naming the tool for a
+/// program's call. Both before the response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_progress_reaches_the_client() {
+    let fixture = fixture();
+    let mut session = RawSession::initialized(&["--mode", "both", "--", "node", &fixture]).await;
+    let mut call = async |id: u64, name: &str, arguments: Value| {
+        session
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": name, "arguments": arguments, "_meta": {"progressToken": format!("t-{id}")}
+            }}))
+            .await;
+        let mut heard = Vec::new();
+        loop {
+            let message = session.reply().await;
+            if message["id"] == id {
+                assert!(message["result"].is_object(), "{message}");
+                return heard;
+            }
+            if message["method"] == "notifications/progress" {
+                assert_eq!(message["params"]["progressToken"], format!("t-{id}"));
+                heard.push(message["params"].clone());
+            }
+        }
+    };
+    // Twenty times over: the order and the completeness must not depend
+    // on scheduling.
+    for round in 0..20_u64 {
+        let id = 1 + 2 * round;
+        let native = call(id, "steps", json!({})).await;
+        assert_eq!(
+            native,
+            (1..=3_u32)
+                .map(
+                    |n| json!({"progressToken": format!("t-{id}"), "progress": f64::from(n),
+                                "total": 3.0, "message": format!("step {n}")})
+                )
+                .collect::<Vec<_>>()
+        );
+
+        let program = call(
+            id + 1,
+            "run_code",
+            json!({"code": "return await tools.steps({})"}),
+        )
+        .await;
+        let messages: Vec<&str> = program
+            .iter()
+            .filter_map(|params| params["message"].as_str())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "tools.steps: step 1",
+                "tools.steps: step 2",
+                "tools.steps: step 3",
+                "tools.steps done"
+            ]
+        );
+    }
+}

@@ -1,0 +1,445 @@
+//! What upstreams send besides results, relayed to the client whose call
+//! is in flight: progress, log messages, and the requests a server makes
+//! of its client (sampling, elicitation, roots).
+//!
+//! Each client `tools/call` is registered as a [`Caller`] for as long as
+//! it runs, and each upstream call it causes (directly in `--mode both`,
+//! or from a `run_code` program) under the progress token coderun sent the
+//! upstream. Then:
+//! - an upstream's progress for that token reaches the caller: with the
+//!   client's own token and the upstream's values for a call of the
+//!   upstream's tool itself, and as a `run_code` progress message
+//!   (`tools.<name>: <message>`) for a program's call;
+//! - an upstream's log message reaches every caller with a call of that
+//!   upstream in flight whose session set a level at or below it (logger
+//!   `<upstream>` or `<upstream>/<logger>`); with none, it goes to
+//!   coderun's own log;
+//! - a request of the upstream (`sampling/createMessage`,
+//!   `elicitation/create`) is asked of the one client with a call of that
+//!   upstream in flight, if its client declared the capability. With no
+//!   such caller, or several (other sessions' calls: which one the
+//!   upstream means cannot be known), the upstream gets an error saying
+//!   why, never another client's answer.
+//!
+//! coderun connects to its upstreams before any client does, so it cannot
+//! declare to them only what its client can answer: it declares sampling
+//! and elicitation, and refuses as above when its client cannot. It does
+//! not declare roots: a server that reads its client's roots at start
+//! (the filesystem server does) would get none and serve nothing.
+#![allow(
+    deprecated,
+    reason = "rmcp marks logging and sampling deprecated after MCP 2025-11-25 (SEP-2577); \
+              upstreams and clients on 2025-11-25 use them"
+)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
+    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    SamplingCapability, UrlElicitationCapability,
+};
+use rmcp::model::{JsonRpcMessage, ServerNotification};
+use rmcp::service::{NotificationContext, RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::logging::{SessionLevel, allows};
+use crate::progress::ProgressRoutes;
+
+/// A client call in flight.
+#[derive(Clone)]
+pub(crate) struct Caller {
+    /// The client.
+    pub peer: Peer<RoleServer>,
+    /// The client's progress token, if its request had one.
+    pub progress: Option<ProgressToken>,
+    /// Whether the call is of an upstream's tool itself (mode both): its
+    /// upstream's progress is then forwarded under the client's token; else
+    /// (`run_code`) as a progress message of the run.
+    pub native: bool,
+    /// The level the client's session set, for upstream log messages.
+    pub level: Arc<SessionLevel>,
+    /// What the client declared it can answer.
+    pub capabilities: Option<ClientCapabilities>,
+    /// Whether the client is on MCP 2026-07-28 or later, where a server
+    /// sends its client no requests.
+    pub stateless: bool,
+}
+
+/// One upstream call in flight: the client call it belongs to, and where
+/// its progress notifications go, in the order they arrive.
+struct Route {
+    call: String,
+    progress: mpsc::Sender<ProgressNotificationParam>,
+}
+
+/// The callers and upstream calls in flight, shared by the server and
+/// every upstream's client handler.
+#[derive(Default)]
+pub(crate) struct Relay {
+    callers: Mutex<HashMap<String, Caller>>,
+    /// By upstream and the progress token coderun sent it.
+    routes: Mutex<HashMap<(String, ProgressToken), Route>>,
+    /// Where each `run_code` call's progress messages go.
+    pub progress: Arc<ProgressRoutes>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every update is one insert or remove: the maps survive a panic.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Relay {
+    /// Registers the client call `call` until the guard drops.
+    pub(crate) fn enter(self: &Arc<Self>, call: &str, caller: Caller) -> Entered {
+        lock(&self.callers).insert(call.to_owned(), caller);
+        Entered {
+            relay: Arc::clone(self),
+            call: call.to_owned(),
+        }
+    }
+
+    /// Registers a call of `upstream`'s tool `tool` for the client call
+    /// whose id (or a program's sub-call id, `<call>:...`) is `call_id`,
+    /// under `token`, until the guard drops.
+    pub(crate) fn upstream_call(
+        self: &Arc<Self>,
+        upstream: &str,
+        tool: &str,
+        call_id: &str,
+        token: ProgressToken,
+    ) -> UpstreamCall {
+        let call = call_id.split(':').next().unwrap_or(call_id).to_owned();
+        let key = (upstream.to_owned(), token);
+        let (sender, mut received) = mpsc::channel(QUEUED_PROGRESS);
+        lock(&self.routes).insert(
+            key.clone(),
+            Route {
+                call: call.clone(),
+                progress: sender,
+            },
+        );
+        let relay = Arc::clone(self);
+        let tool = tool.to_owned();
+        let forwarder = tokio::spawn(async move {
+            while let Some(params) = received.recv().await {
+                relay.forward_progress(&call, &tool, params).await;
+            }
+        });
+        UpstreamCall {
+            relay: Arc::clone(self),
+            key,
+            forwarder: Some(forwarder),
+        }
+    }
+
+    /// Queues `params`, a progress notification `upstream` sent, for the
+    /// call it belongs to, in arrival order (see [`Tap`]); full, it is
+    /// dropped, as progress may be.
+    fn observe_progress(&self, upstream: &str, params: ProgressNotificationParam) {
+        let routes = lock(&self.routes);
+        if let Some(route) = routes.get(&(upstream.to_owned(), params.progress_token.clone())) {
+            let _ = route.progress.try_send(params);
+        }
+    }
+
+    fn caller(&self, call: &str) -> Option<Caller> {
+        lock(&self.callers).get(call).cloned()
+    }
+
+    /// The distinct client calls with a call of `upstream` in flight.
+    fn calls_of(&self, upstream: &str) -> Vec<String> {
+        let mut calls: Vec<String> = lock(&self.routes)
+            .iter()
+            .filter(|((name, _), _)| name == upstream)
+            .map(|(_, route)| route.call.clone())
+            .collect();
+        calls.sort();
+        calls.dedup();
+        calls
+    }
+
+    async fn forward_progress(&self, call: &str, tool: &str, params: ProgressNotificationParam) {
+        let Some(caller) = self.caller(call) else {
+            return;
+        };
+        if caller.native {
+            let Some(token) = caller.progress else {
+                return;
+            };
+            let mut forwarded = ProgressNotificationParam::new(token, params.progress);
+            forwarded.total = params.total;
+            forwarded.message = params.message;
+            let _ = caller.peer.notify_progress(forwarded).await;
+        } else {
+            let message = match (&params.message, params.total) {
+                (Some(message), _) => message.clone(),
+                (None, Some(total)) => format!("{} of {total}", params.progress),
+                (None, None) => format!("{}", params.progress),
+            };
+            self.progress
+                .route_message(call, format!("tools.{tool}: {message}"));
+        }
+    }
+
+    async fn log(&self, upstream: &str, mut params: LoggingMessageNotificationParam) {
+        params.logger = Some(match params.logger.take() {
+            Some(logger) => format!("{upstream}/{logger}"),
+            None => upstream.to_owned(),
+        });
+        let mut told = false;
+        for call in self.calls_of(upstream) {
+            let Some(caller) = self.caller(&call) else {
+                continue;
+            };
+            if caller
+                .level
+                .get()
+                .is_some_and(|level| allows(level, params.level))
+            {
+                told |= caller
+                    .peer
+                    .notify_logging_message(params.clone())
+                    .await
+                    .is_ok();
+            }
+        }
+        if !told {
+            tracing::info!(upstream = %upstream, "log message: {}", params.data);
+        }
+    }
+
+    /// The one caller that can answer `upstream`'s request `what`, which
+    /// needs the capability `has`.
+    fn asked(
+        &self,
+        upstream: &str,
+        what: &str,
+        has: impl Fn(&ClientCapabilities) -> bool,
+    ) -> Result<Caller, ErrorData> {
+        let calls = self.calls_of(upstream);
+        let refuse = |why: String| {
+            Err(ErrorData::invalid_request(
+                format!("coderun cannot relay {what} to its client: {why}"),
+                None,
+            ))
+        };
+        let [call] = calls.as_slice() else {
+            return refuse(if calls.is_empty() {
+                "no call of this server by a client is in flight".to_owned()
+            } else {
+                "calls of this server by several clients are in flight, and which one the \
+                 request is for is unknown"
+                    .to_owned()
+            });
+        };
+        let Some(caller) = self.caller(call) else {
+            return refuse("the client's call has ended".to_owned());
+        };
+        if caller.stateless {
+            return refuse(
+                "the client is on MCP 2026-07-28 or later, where a server sends its client no \
+                 requests"
+                    .to_owned(),
+            );
+        }
+        if !caller.capabilities.as_ref().is_some_and(has) {
+            return refuse("the client did not declare that it can answer it".to_owned());
+        }
+        Ok(caller)
+    }
+}
+
+/// A registered client call; dropping it unregisters the call.
+pub(crate) struct Entered {
+    relay: Arc<Relay>,
+    call: String,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        lock(&self.relay.callers).remove(&self.call);
+    }
+}
+
+/// A registered upstream call; dropping it unregisters the call and drops
+/// the progress not forwarded yet.
+pub(crate) struct UpstreamCall {
+    relay: Arc<Relay>,
+    key: (String, ProgressToken),
+    forwarder: Option<JoinHandle<()>>,
+}
+
+/// Progress notifications of one upstream call waiting to be forwarded.
+const QUEUED_PROGRESS: usize = 64;
+/// How long an answered call waits for the progress its upstream sent
+/// before the answer to be forwarded.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(1);
+
+impl UpstreamCall {
+    /// Ends the call once the upstream answered: the progress it sent
+    /// before the answer (all of it queued by then, as [`Tap`] sees each
+    /// message before rmcp does) is forwarded first, within
+    /// [`SETTLE_TIMEOUT`], so that it reaches the client before the answer.
+    pub(crate) async fn settle(mut self) {
+        lock(&self.relay.routes).remove(&self.key);
+        if let Some(mut forwarder) = self.forwarder.take()
+            && tokio::time::timeout(SETTLE_TIMEOUT, &mut forwarder)
+                .await
+                .is_err()
+        {
+            forwarder.abort();
+        }
+    }
+}
+
+impl Drop for UpstreamCall {
+    fn drop(&mut self) {
+        lock(&self.relay.routes).remove(&self.key);
+        if let Some(forwarder) = self.forwarder.take() {
+            forwarder.abort();
+        }
+    }
+}
+
+/// An upstream's transport, watched: each progress notification is queued
+/// for its call as it is received, before rmcp, which hands notifications
+/// to tasks of their own, can reorder it or deliver the answer first.
+pub(crate) struct Tap<T> {
+    inner: T,
+    upstream: String,
+    relay: Arc<Relay>,
+}
+
+impl<T> Tap<T> {
+    pub(crate) fn new(inner: T, upstream: &str, relay: &Arc<Relay>) -> Self {
+        Self {
+            inner,
+            upstream: upstream.to_owned(),
+            relay: Arc::clone(relay),
+        }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Tap<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(notification) = &message
+            && let ServerNotification::ProgressNotification(progress) = &notification.notification
+        {
+            self.relay
+                .observe_progress(&self.upstream, progress.params.clone());
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// The client side of coderun's connection to one upstream.
+#[derive(Clone)]
+pub(crate) struct UpstreamClient {
+    upstream: String,
+    relay: Arc<Relay>,
+}
+
+impl UpstreamClient {
+    pub(crate) fn new(upstream: &str, relay: &Arc<Relay>) -> Self {
+        Self {
+            upstream: upstream.to_owned(),
+            relay: Arc::clone(relay),
+        }
+    }
+}
+
+fn relay_error(error: rmcp::ServiceError) -> ErrorData {
+    match error {
+        rmcp::ServiceError::McpError(error) => error,
+        other => ErrorData::internal_error(format!("the client did not answer: {other}"), None),
+    }
+}
+
+impl ClientHandler for UpstreamClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.sampling = Some(SamplingCapability::default());
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::default());
+        elicitation.url = Some(UrlElicitationCapability::default());
+        capabilities.elicitation = Some(elicitation);
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("coderun", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.relay.log(&self.upstream, params).await;
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let caller = self
+            .relay
+            .asked(&self.upstream, "a sampling request", |capabilities| {
+                capabilities.sampling.is_some()
+            })?;
+        caller
+            .peer
+            .create_message(params)
+            .await
+            .map_err(relay_error)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let url = matches!(request, ElicitRequestParams::UrlElicitationParams { .. });
+        let caller =
+            self.relay
+                .asked(&self.upstream, "an elicitation request", |capabilities| {
+                    capabilities
+                        .elicitation
+                        .as_ref()
+                        .is_some_and(|elicitation| {
+                            if url {
+                                elicitation.url.is_some()
+                            } else {
+                                // A capability naming neither mode means form.
+                                elicitation.form.is_some() || elicitation.url.is_none()
+                            }
+                        })
+                })?;
+        caller
+            .peer
+            .create_elicitation(request)
+            .await
+            .map_err(relay_error)
+    }
+}
