@@ -14,6 +14,10 @@
 //!   upstream in flight whose session set a level at or below it (logger
 //!   `<upstream>` or `<upstream>/<logger>`); with none, it goes to
 //!   coderun's own log;
+//!
+//!   both in the order the upstream sent them and before the answer they
+//!   precede: a [`Tap`] on the upstream's transport queues each as it is
+//!   received, and an answered call waits for its queue to drain;
 //! - a request of the upstream (`sampling/createMessage`,
 //!   `elicitation/create`) is asked of the one client with a call of that
 //!   upstream in flight, if its client declared the capability. With no
@@ -43,7 +47,7 @@ use rmcp::model::{
     SamplingCapability, UrlElicitationCapability,
 };
 use rmcp::model::{JsonRpcMessage, ServerNotification};
-use rmcp::service::{NotificationContext, RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
 use tokio::sync::mpsc;
@@ -76,7 +80,13 @@ pub(crate) struct Caller {
 /// its progress notifications go, in the order they arrive.
 struct Route {
     call: String,
-    progress: mpsc::Sender<ProgressNotificationParam>,
+    notices: mpsc::Sender<Notice>,
+}
+
+/// A notification an upstream sent, queued for one client call.
+enum Notice {
+    Progress(ProgressNotificationParam),
+    Log(LoggingMessageNotificationParam),
 }
 
 /// The callers and upstream calls in flight, shared by the server and
@@ -122,14 +132,17 @@ impl Relay {
             key.clone(),
             Route {
                 call: call.clone(),
-                progress: sender,
+                notices: sender,
             },
         );
         let relay = Arc::clone(self);
         let tool = tool.to_owned();
         let forwarder = tokio::spawn(async move {
-            while let Some(params) = received.recv().await {
-                relay.forward_progress(&call, &tool, params).await;
+            while let Some(notice) = received.recv().await {
+                match notice {
+                    Notice::Progress(params) => relay.forward_progress(&call, &tool, params).await,
+                    Notice::Log(params) => relay.forward_log(&call, params).await,
+                }
             }
         });
         UpstreamCall {
@@ -145,7 +158,28 @@ impl Relay {
     fn observe_progress(&self, upstream: &str, params: ProgressNotificationParam) {
         let routes = lock(&self.routes);
         if let Some(route) = routes.get(&(upstream.to_owned(), params.progress_token.clone())) {
-            let _ = route.progress.try_send(params);
+            let _ = route.notices.try_send(Notice::Progress(params));
+        }
+    }
+
+    /// Queues `params`, a log message `upstream` sent, once for each client
+    /// call with a call of `upstream` in flight, in arrival order; with
+    /// none, it goes to coderun's own log.
+    fn observe_log(&self, upstream: &str, mut params: LoggingMessageNotificationParam) {
+        params.logger = Some(match params.logger.take() {
+            Some(logger) => format!("{upstream}/{logger}"),
+            None => upstream.to_owned(),
+        });
+        let routes = lock(&self.routes);
+        let mut told: Vec<&str> = Vec::new();
+        for ((name, _), route) in routes.iter() {
+            if name == upstream && !told.contains(&route.call.as_str()) {
+                told.push(&route.call);
+                let _ = route.notices.try_send(Notice::Log(params.clone()));
+            }
+        }
+        if told.is_empty() {
+            tracing::info!(upstream = %upstream, "log message: {}", params.data);
         }
     }
 
@@ -188,30 +222,16 @@ impl Relay {
         }
     }
 
-    async fn log(&self, upstream: &str, mut params: LoggingMessageNotificationParam) {
-        params.logger = Some(match params.logger.take() {
-            Some(logger) => format!("{upstream}/{logger}"),
-            None => upstream.to_owned(),
-        });
-        let mut told = false;
-        for call in self.calls_of(upstream) {
-            let Some(caller) = self.caller(&call) else {
-                continue;
-            };
-            if caller
-                .level
-                .get()
-                .is_some_and(|level| allows(level, params.level))
-            {
-                told |= caller
-                    .peer
-                    .notify_logging_message(params.clone())
-                    .await
-                    .is_ok();
-            }
-        }
-        if !told {
-            tracing::info!(upstream = %upstream, "log message: {}", params.data);
+    async fn forward_log(&self, call: &str, params: LoggingMessageNotificationParam) {
+        let Some(caller) = self.caller(call) else {
+            return;
+        };
+        if caller
+            .level
+            .get()
+            .is_some_and(|level| allows(level, params.level))
+        {
+            let _ = caller.peer.notify_logging_message(params).await;
         }
     }
 
@@ -339,11 +359,16 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Tap<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(notification) = &message
-            && let ServerNotification::ProgressNotification(progress) = &notification.notification
-        {
-            self.relay
-                .observe_progress(&self.upstream, progress.params.clone());
+        if let JsonRpcMessage::Notification(notification) = &message {
+            match &notification.notification {
+                ServerNotification::ProgressNotification(progress) => self
+                    .relay
+                    .observe_progress(&self.upstream, progress.params.clone()),
+                ServerNotification::LoggingMessageNotification(log) => {
+                    self.relay.observe_log(&self.upstream, log.params.clone());
+                }
+                _ => {}
+            }
         }
         Some(message)
     }
@@ -388,14 +413,6 @@ impl ClientHandler for UpstreamClient {
             capabilities,
             Implementation::new("coderun", env!("CARGO_PKG_VERSION")),
         )
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.relay.log(&self.upstream, params).await;
     }
 
     async fn create_message(
