@@ -39,6 +39,7 @@ mod front_door;
 pub mod http;
 mod jsonrpc;
 mod logging;
+mod passthrough;
 pub mod process_group;
 mod progress;
 mod relay;
@@ -59,6 +60,7 @@ use serde_json::json;
 
 use coderun_runtime::{RuntimeConfig, WasmCodeRuntime};
 
+use passthrough::{Passthrough, Source};
 use relay::Relay;
 
 pub use config::{
@@ -188,6 +190,10 @@ pub struct Gateway {
     listed: HashMap<String, rmcp::model::Tool>,
     trace: bool,
     relay: Arc<Relay>,
+    /// Each connected upstream, for its resources and prompts.
+    sources: Vec<Source>,
+    /// The caps on each upstream's listings.
+    caps: ListingCaps,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -259,6 +265,7 @@ impl Gateway {
         let mut started = Vec::new();
         let mut unavailable = Vec::new();
         let mut gated = HashSet::new();
+        let mut sources = Vec::new();
         for (spec, result) in connected {
             let upstream = match result {
                 Ok(upstream) => upstream,
@@ -274,6 +281,12 @@ impl Gateway {
                 unavailable.push(message);
             }
             let prefix = spec.prefixed.then_some(spec.name.as_str());
+            sources.push(Source {
+                name: spec.name.clone(),
+                prefix: prefix.map(str::to_owned),
+                peer: upstream.peer().clone(),
+                capabilities: upstream.server_capabilities(),
+            });
             let tools = upstream.code_mode_tools(prefix, &spec.timeouts, limits.call_timeout());
             tracing::info!(
                 upstream = %spec.name,
@@ -335,7 +348,15 @@ impl Gateway {
             listed: listed_tools,
             trace: limits.trace.unwrap_or(false),
             relay,
+            sources,
+            caps,
         })
+    }
+
+    /// The upstreams' resources, templates, prompts and completions,
+    /// offered as they are (mode both and native).
+    pub(crate) fn passthrough(&self) -> Passthrough {
+        Passthrough::new(self.sources.clone(), self.caps, Arc::clone(&self.relay))
     }
 
     /// Where upstream notifications and requests are relayed to clients.

@@ -44,7 +44,7 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
     Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    SamplingCapability, UrlElicitationCapability,
+    ResourceUpdatedNotificationParam, SamplingCapability, UrlElicitationCapability,
 };
 use rmcp::model::{JsonRpcMessage, ServerNotification};
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
@@ -98,7 +98,20 @@ pub(crate) struct Relay {
     routes: Mutex<HashMap<(String, ProgressToken), Route>>,
     /// Where each `run_code` call's progress messages go.
     pub progress: Arc<ProgressRoutes>,
+    /// The resource subscriptions clients made through coderun.
+    subscriptions: Mutex<Vec<Subscription>>,
 }
+
+/// One client session's subscription to an upstream's resource.
+struct Subscription {
+    upstream: String,
+    uri: String,
+    session: u64,
+    client: Peer<RoleServer>,
+}
+
+/// The most resource subscriptions held for all clients together.
+const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every update is one insert or remove: the maps survive a panic.
@@ -180,6 +193,65 @@ impl Relay {
         }
         if told.is_empty() {
             tracing::info!(upstream = %upstream, "log message: {}", params.data);
+        }
+    }
+
+    /// Records that client `session` subscribed to `upstream`'s `uri`.
+    pub(crate) fn subscribe(
+        &self,
+        upstream: &str,
+        uri: &str,
+        session: u64,
+        client: &Peer<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions
+            .iter()
+            .any(|held| held.uri == uri && held.session == session)
+        {
+            return Ok(());
+        }
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS {
+            return Err(ErrorData::internal_error(
+                format!("coderun holds {MAX_SUBSCRIPTIONS} resource subscriptions already"),
+                None,
+            ));
+        }
+        subscriptions.push(Subscription {
+            upstream: upstream.to_owned(),
+            uri: uri.to_owned(),
+            session,
+            client: client.clone(),
+        });
+        Ok(())
+    }
+
+    /// Forgets client `session`'s subscription to `uri`; the upstream to
+    /// unsubscribe from, if no other session still wants its updates.
+    pub(crate) fn unsubscribe(&self, uri: &str, session: u64) -> Option<String> {
+        let mut subscriptions = lock(&self.subscriptions);
+        let at = subscriptions
+            .iter()
+            .position(|held| held.uri == uri && held.session == session)?;
+        let gone = subscriptions.remove(at);
+        let wanted = subscriptions
+            .iter()
+            .any(|held| held.uri == uri && held.upstream == gone.upstream);
+        (!wanted).then_some(gone.upstream)
+    }
+
+    /// Tells every client subscribed to `upstream`'s `uri` that it changed.
+    fn resource_updated(&self, upstream: &str, params: &ResourceUpdatedNotificationParam) {
+        let clients: Vec<Peer<RoleServer>> = lock(&self.subscriptions)
+            .iter()
+            .filter(|held| held.upstream == upstream && held.uri == params.uri)
+            .map(|held| held.client.clone())
+            .collect();
+        for client in clients {
+            let params = params.clone();
+            tokio::spawn(async move {
+                let _ = client.notify_resource_updated(params).await;
+            });
         }
     }
 
@@ -366,6 +438,9 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Tap<T> {
                     .observe_progress(&self.upstream, progress.params.clone()),
                 ServerNotification::LoggingMessageNotification(log) => {
                     self.relay.observe_log(&self.upstream, log.params.clone());
+                }
+                ServerNotification::ResourceUpdatedNotification(updated) => {
+                    self.relay.resource_updated(&self.upstream, &updated.params);
                 }
                 _ => {}
             }

@@ -14,6 +14,14 @@ use rmcp::model::{
     Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
+use rmcp::model::{
+    CompleteRequestMethod, CompleteRequestParams, CompleteResult, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
+    ListResourcesResult, ReadResourceRequestMethod, ReadResourceRequestParams,
+    ReadResourceResponse, SubscribeRequestMethod, SubscribeRequestParams, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
+};
 use rmcp::service::RequestContext;
 
 use coderun_runtime::Continuation;
@@ -26,6 +34,7 @@ mod approvals;
 use approvals::{APPROVAL_INPUT, Asking, approval_schema, holder_of, paused, resume_code_schema};
 
 use super::logging::{SessionLevel, send_console_lines};
+use super::passthrough::Passthrough;
 use super::progress::ProgressRoutes;
 use super::relay::{Caller, Relay};
 use super::sealed::{Holder, Sealer};
@@ -52,7 +61,12 @@ pub struct CodeModeServer {
     inner: Arc<Inner>,
     /// The logging level this session's client set.
     level: Arc<SessionLevel>,
+    /// This session's number, unique in the process.
+    session: u64,
 }
+
+/// The number of the next session.
+static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
 struct Inner {
     registry: ToolRegistry,
@@ -67,6 +81,9 @@ struct Inner {
     /// Where upstreams' notifications and requests reach the client whose
     /// call they belong to.
     relay: Arc<Relay>,
+    /// The upstreams' resources and prompts, when the mode offers the
+    /// upstreams' own tools.
+    passthrough: Option<Passthrough>,
     /// Seals paused runs into the handles clients echo back, and opens them.
     sealer: Sealer,
 }
@@ -134,6 +151,11 @@ impl CodeModeServer {
             ));
         }
         let relay = Arc::clone(gateway.relay());
+        let passthrough = gateway
+            .registry()
+            .get_mode()
+            .offers_native_tools()
+            .then(|| gateway.passthrough());
         let progress = Arc::clone(&relay.progress);
         let mut registry = gateway.registry().clone();
         let routes = Arc::clone(&progress);
@@ -148,8 +170,10 @@ impl CodeModeServer {
                 progress,
                 sealer,
                 relay,
+                passthrough,
             }),
             level: Arc::default(),
+            session: SESSIONS.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -159,6 +183,7 @@ impl CodeModeServer {
         Self {
             inner: Arc::clone(&self.inner),
             level: Arc::default(),
+            session: SESSIONS.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -252,6 +277,19 @@ impl CodeModeServer {
     }
 }
 
+impl CodeModeServer {
+    /// The passthrough, or method-not-found for `M` when the mode offers
+    /// no upstream tools (code mode offers only run_code).
+    fn passthrough<M: rmcp::model::ConstString + Default>(
+        &self,
+    ) -> Result<&Passthrough, ErrorData> {
+        self.inner
+            .passthrough
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<M>)
+    }
+}
+
 /// A result as MCP content: text as text, media as real image, audio and
 /// resource blocks, and the structured value (for `run_code`, within the
 /// output budget with the text).
@@ -304,14 +342,16 @@ impl ServerHandler for CodeModeServer {
         reason = "MCP logging, deprecated after 2025-11-25: see logging.rs"
     )]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(Implementation::new("coderun", env!("CARGO_PKG_VERSION")))
-        .with_instructions(INSTRUCTIONS)
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        if let Some(passthrough) = &self.inner.passthrough {
+            passthrough.declare(&mut capabilities);
+        }
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("coderun", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
     }
 
     #[allow(
@@ -325,6 +365,96 @@ impl ServerHandler for CodeModeServer {
     ) -> Result<(), ErrorData> {
         self.level.set(request.level);
         Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.passthrough::<ListResourcesRequestMethod>()?
+            .list_resources()
+            .await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.passthrough::<ListResourceTemplatesRequestMethod>()?
+            .list_resource_templates()
+            .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.passthrough::<ReadResourceRequestMethod>()?
+            .read_resource(request)
+            .await
+            .map(ReadResourceResponse::Complete)
+    }
+
+    #[allow(
+        deprecated,
+        reason = "resources/subscribe, legacy after 2025-11-25: see passthrough.rs"
+    )]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.passthrough::<SubscribeRequestMethod>()?
+            .subscribe(request, self.session, &context.peer)
+            .await
+    }
+
+    #[allow(
+        deprecated,
+        reason = "resources/unsubscribe, legacy after 2025-11-25: see passthrough.rs"
+    )]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.passthrough::<UnsubscribeRequestMethod>()?
+            .unsubscribe(request, self.session)
+            .await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.passthrough::<ListPromptsRequestMethod>()?
+            .list_prompts()
+            .await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.passthrough::<GetPromptRequestMethod>()?
+            .get_prompt(request)
+            .await
+            .map(GetPromptResponse::Complete)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.passthrough::<CompleteRequestMethod>()?
+            .complete(request)
+            .await
     }
 
     async fn list_tools(

@@ -173,6 +173,20 @@ impl Upstream {
         &self.name
     }
 
+    /// The connection, for requests other than tool calls.
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    /// What it declared in the handshake.
+    pub(crate) fn server_capabilities(&self) -> rmcp::model::ServerCapabilities {
+        self.service
+            .peer()
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default()
+    }
+
     /// The tools it listed, as it listed them.
     pub fn listed_tools(&self) -> &[rmcp::model::Tool] {
         &self.tools

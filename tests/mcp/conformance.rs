@@ -120,3 +120,82 @@ async fn coderun_mcp_in_front_of_the_fixture_passes_the_conformance_suite() {
     let server = HttpServer::start("0", &["--mode", "both", "--", &node, &fixture], &[]).await;
     run_suite(&server.url(), "both.yaml").await;
 }
+
+/// With two upstreams in mode both, each one's prompts carry its prefix
+/// (as its tools do) and go back to it, resources keep their URIs and are
+/// read from the upstream that listed them, and completions of a prompt's
+/// argument reach that prompt's upstream. In code mode none of it is
+/// offered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mode_both_relays_each_upstreams_resources_and_prompts() {
+    use rmcp::model::{
+        ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams,
+        Reference, ResourceContents,
+    };
+    let workspace = Workspace::new();
+    let node = node().display().to_string();
+    let fixture = conformance_fixture();
+    let config = workspace.write_config(&json!({"mcpServers": {
+        "a": {"command": node, "args": [fixture]},
+        "b": {"command": node, "args": [fixture]},
+    }}));
+    let config = config.display().to_string();
+    let session = Session::stdio(&["--config", &config, "--mode", "both"]).await;
+    let peer = session.client.peer();
+
+    let prompts = peer.list_all_prompts().await.expect("prompts/list");
+    let names: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+    assert!(
+        names.contains(&"a_test_simple_prompt") && names.contains(&"b_test_simple_prompt"),
+        "{names:?}"
+    );
+    let mut arguments = JsonObject::new();
+    arguments.insert("arg1".into(), json!("one"));
+    arguments.insert("arg2".into(), json!("two"));
+    let mut request = GetPromptRequestParams::new("b_test_prompt_with_arguments");
+    request.arguments = Some(arguments);
+    let prompt = peer.get_prompt(request).await.expect("prompts/get");
+    let text = serde_json::to_string(&prompt.messages).expect("JSON");
+    assert!(text.contains("one") && text.contains("two"), "{text}");
+    let unknown = peer
+        .get_prompt(GetPromptRequestParams::new("c_test_simple_prompt"))
+        .await;
+    assert!(
+        matches!(&unknown, Err(rmcp::ServiceError::McpError(error)) if error.code.0 == -32602),
+        "{unknown:?}"
+    );
+
+    let resources = peer.list_all_resources().await.expect("resources/list");
+    assert!(
+        resources
+            .iter()
+            .any(|resource| resource.uri == "test://static-text" && resource.name.starts_with("a_")),
+        "{resources:?}"
+    );
+    let read = peer
+        .read_resource(ReadResourceRequestParams::new("test://template/42/data"))
+        .await
+        .expect("a templated resource is read");
+    assert!(
+        matches!(&read.contents[..], [ResourceContents::TextResourceContents { uri, .. }] if uri == "test://template/42/data"),
+        "{read:?}"
+    );
+
+    let completion = peer
+        .complete(CompleteRequestParams::new(
+            Reference::for_prompt("a_test_prompt_with_arguments"),
+            ArgumentInfo::new("arg1", ""),
+        ))
+        .await
+        .expect("completion/complete");
+    assert!(!completion.completion.values.is_empty(), "{completion:?}");
+    session.client.cancel().await.ok();
+
+    let code = Session::stdio(&["--config", &config]).await;
+    let refused = code.client.peer().list_all_prompts().await;
+    assert!(
+        matches!(&refused, Err(rmcp::ServiceError::McpError(error)) if error.code.0 == -32601),
+        "code mode offers no prompts: {refused:?}"
+    );
+    code.client.cancel().await.ok();
+}
