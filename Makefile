@@ -159,10 +159,12 @@ fuzz:
 ## soak: CODERUN_SOAK_RUNS (default 10,000) mixed runs through one runtime,
 ## then as many `run_code` calls through one `coderun mcp` in front of an
 ## upstream, every outcome checked, the resident memory's slope reported;
-## `make test` runs 400 and 200.
+## then a 90 s program as a task with a client whose timeout is 60 s;
+## `make test` runs 400 and 200, and the task for 6 s against 4 s.
 soak:
 	CODERUN_SOAK_RUNS=$${CODERUN_SOAK_RUNS:-10000} $(CARGO) test --locked --release --test soak -- --nocapture
 	CODERUN_SOAK_RUNS=$${CODERUN_SOAK_RUNS:-10000} $(CARGO) test --locked --release --test mcp -- hostile::many_run_code_calls --nocapture
+	CODERUN_LONG_TASK_SECONDS=$${CODERUN_LONG_TASK_SECONDS:-90} $(CARGO) test --locked --release --test mcp -- tasks::a_program_longer_than_the_clients_timeout --nocapture
 
 ## wpt: the Web Platform Tests of the guest's web APIs, from the WPT
 ## checkout at CODERUN_WPT_DIR, against tests/wpt/expectations.json; writes

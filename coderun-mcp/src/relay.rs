@@ -37,6 +37,7 @@
 )]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -46,8 +47,11 @@ use rmcp::model::{
     Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
     ResourceUpdatedNotificationParam, SamplingCapability, UrlElicitationCapability,
 };
-use rmcp::model::{JsonRpcMessage, ServerNotification};
+use rmcp::model::{
+    CreateMessageRequest, ElicitRequest, InputRequest, JsonRpcMessage, ServerNotification,
+};
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::task_manager::{TaskContext, TaskExit};
 use rmcp::transport::Transport;
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
 use tokio::sync::mpsc;
@@ -74,6 +78,10 @@ pub(crate) struct Caller {
     /// Whether the client is on MCP 2026-07-28 or later, where a server
     /// sends its client no requests.
     pub stateless: bool,
+    /// The task the call runs as, if the client asked for tasks: requests
+    /// for the client become the task's input requests, which the client
+    /// answers with `tasks/update` (on any protocol).
+    pub task: Option<TaskContext>,
 }
 
 /// One upstream call in flight: the client call it belongs to, and where
@@ -100,6 +108,8 @@ pub(crate) struct Relay {
     pub progress: Arc<ProgressRoutes>,
     /// The resource subscriptions clients made through coderun.
     subscriptions: Mutex<Vec<Subscription>>,
+    /// Numbers the input requests asked of tasks.
+    inputs: AtomicU64,
 }
 
 /// One client session's subscription to an upstream's resource.
@@ -334,7 +344,7 @@ impl Relay {
         let Some(caller) = self.caller(call) else {
             return refuse("the client's call has ended".to_owned());
         };
-        if caller.stateless {
+        if caller.stateless && caller.task.is_none() {
             return refuse(
                 "the client is on MCP 2026-07-28 or later, where a server sends its client no \
                  requests"
@@ -469,6 +479,29 @@ impl UpstreamClient {
     }
 }
 
+/// Asks the client for `request` as an input request of `task`, and reads
+/// its answer as `T`.
+async fn task_input<T: serde::de::DeserializeOwned>(
+    task: &TaskContext,
+    relay: &Relay,
+    request: InputRequest,
+) -> Result<T, ErrorData> {
+    let key = format!(
+        "upstream-{}",
+        relay.inputs.fetch_add(1, Ordering::Relaxed) + 1
+    );
+    let answer = task
+        .request_input(key, request)
+        .await
+        .map_err(|exit| match exit {
+            TaskExit::Error(error) => error,
+            TaskExit::Cancelled => ErrorData::internal_error("the task was cancelled", None),
+        })?;
+    serde_json::from_value(answer).map_err(|error| {
+        ErrorData::invalid_params(format!("the client's answer is not valid: {error}"), None)
+    })
+}
+
 fn relay_error(error: rmcp::ServiceError) -> ErrorData {
     match error {
         rmcp::ServiceError::McpError(error) => error,
@@ -500,6 +533,10 @@ impl ClientHandler for UpstreamClient {
             .asked(&self.upstream, "a sampling request", |capabilities| {
                 capabilities.sampling.is_some()
             })?;
+        if let Some(task) = &caller.task {
+            let request = InputRequest::CreateMessage(CreateMessageRequest::new(params));
+            return task_input(task, &self.relay, request).await;
+        }
         caller
             .peer
             .create_message(params)
@@ -528,6 +565,10 @@ impl ClientHandler for UpstreamClient {
                             }
                         })
                 })?;
+        if let Some(task) = &caller.task {
+            let request = InputRequest::Elicitation(ElicitRequest::new(request));
+            return task_input(task, &self.relay, request).await;
+        }
         caller
             .peer
             .create_elicitation(request)

@@ -15,6 +15,9 @@ use rmcp::model::{
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::model::{
+    CancelTaskParams, CreateTaskResult, GetTaskParams, GetTaskResult, UpdateTaskParams,
+};
+use rmcp::model::{
     CompleteRequestMethod, CompleteRequestParams, CompleteResult, GetPromptRequestMethod,
     GetPromptRequestParams, GetPromptResponse, ListPromptsRequestMethod, ListPromptsResult,
     ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
@@ -23,6 +26,7 @@ use rmcp::model::{
     UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 
 use coderun_runtime::Continuation;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -48,6 +52,13 @@ TypeScript.";
 /// The tool that answers a paused program, offered when a tool needs
 /// approval.
 pub const RESUME_CODE: &str = "resume_code";
+
+/// How long a task's answer is kept for the client to poll, and the
+/// longest a task may run (a program's wall clock is shorter).
+const TASK_TTL_MS: u64 = 60 * 60 * 1000;
+/// Programs running as tasks at once; past it, a call runs as a plain
+/// request.
+const MAX_RUNNING_TASKS: usize = 256;
 
 const RESUME_CODE_DESCRIPTION: &str = "Resume a run_code program that paused because a tool call \
 needs approval. Pass the paused run's id from run_code's result, and approve: true only if the \
@@ -84,6 +95,8 @@ struct Inner {
     /// The upstreams' resources and prompts, when the mode offers the
     /// upstreams' own tools.
     passthrough: Option<Passthrough>,
+    /// The programs running as tasks, and the answers of those that ended.
+    tasks: TaskManager,
     /// Seals paused runs into the handles clients echo back, and opens them.
     sealer: Sealer,
 }
@@ -171,6 +184,7 @@ impl CodeModeServer {
                 sealer,
                 relay,
                 passthrough,
+                tasks: TaskManager::new(),
             }),
             level: Arc::default(),
             session: SESSIONS.fetch_add(1, Ordering::Relaxed),
@@ -278,6 +292,65 @@ impl CodeModeServer {
 }
 
 impl CodeModeServer {
+    /// `result`, the answer to a call of `name`, as MCP's.
+    fn wire(&self, name: &str, result: ToolResult) -> CallToolResult {
+        let mut wire = wire_result(result);
+        // An error result is not the tool's output: its structured value (a
+        // refusal's `needs_approval`) would break the output schema the
+        // tool declares, which clients check it against.
+        if wire.is_error == Some(true)
+            && self
+                .inner
+                .tools
+                .iter()
+                .any(|tool| tool.name == name && tool.output_schema.is_some())
+        {
+            wire.structured_content = None;
+        }
+        wire
+    }
+
+    /// Runs `work` as a task (the Tasks extension, SEP-2663): the client
+    /// gets the task at once and polls `tasks/get` for the answer, which
+    /// may come after its request timeout; `tasks/cancel` aborts the run.
+    /// What an upstream asks of the client meanwhile becomes the task's
+    /// input requests. A paused run is the task's answer, resumed with
+    /// `resume_code`.
+    fn spawn_task(
+        &self,
+        name: String,
+        work: Work,
+        holder: Holder,
+        mut caller: Caller,
+    ) -> CallToolResponse {
+        let server = self.clone();
+        let options = TaskOptions::new()
+            .with_ttl_ms(TASK_TTL_MS)
+            .with_status_message(format!("{name} is running"));
+        let task = self.inner.tasks.spawn(options, move |task| {
+            Box::pin(async move {
+                caller.task = Some(task.clone());
+                let cancelled = CancellationToken::new();
+                let watcher = tokio::spawn({
+                    let (task, cancelled) = (task.clone(), cancelled.clone());
+                    async move {
+                        task.cancelled().await;
+                        cancelled.cancel();
+                    }
+                });
+                let result = server
+                    .execute(&name, work, cancelled, Asking::No, &holder, caller)
+                    .await;
+                watcher.abort();
+                if task.is_cancel_requested() {
+                    return Err(TaskExit::Cancelled);
+                }
+                Ok(server.wire(&name, result))
+            })
+        });
+        CallToolResponse::Task(CreateTaskResult::new(task))
+    }
+
     /// The passthrough, or method-not-found for `M` when the mode offers
     /// no upstream tools (code mode offers only run_code).
     fn passthrough<M: rmcp::model::ConstString + Default>(
@@ -345,6 +418,7 @@ impl ServerHandler for CodeModeServer {
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
+            .enable_tasks()
             .build();
         if let Some(passthrough) = &self.inner.passthrough {
             passthrough.declare(&mut capabilities);
@@ -511,7 +585,18 @@ impl ServerHandler for CodeModeServer {
             level: Arc::clone(&self.level),
             capabilities: context.client_capabilities(),
             stateless: retries,
+            task: None,
         };
+        // A program runs as a task when the client can poll one: its
+        // answer then outlives the client's request timeout.
+        if !caller.native
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks())
+            && self.inner.tasks.running_task_count() < MAX_RUNNING_TASKS
+        {
+            return Ok(self.spawn_task(name.to_string(), work, holder, caller));
+        }
         let result = self
             .execute(&name, work, context.ct.clone(), asking, &holder, caller)
             .await;
@@ -538,19 +623,34 @@ impl ServerHandler for CodeModeServer {
         {
             send_console_lines(&context.peer, level, logs).await;
         }
-        let mut wire = wire_result(result);
-        // An error result is not the tool's output: its structured value (a
-        // refusal's `needs_approval`) would break the output schema the
-        // tool declares, which clients check it against.
-        if wire.is_error == Some(true)
-            && self
-                .inner
-                .tools
-                .iter()
-                .any(|tool| tool.name == name && tool.output_schema.is_some())
-        {
-            wire.structured_content = None;
-        }
-        Ok(CallToolResponse::Complete(wire))
+        Ok(CallToolResponse::Complete(self.wire(&name, result)))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(
+            self.inner.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.tasks.cancel_task(&request.task_id)
     }
 }

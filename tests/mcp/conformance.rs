@@ -15,12 +15,12 @@ use super::http::HttpServer;
 use super::*;
 
 /// The Node 22 the suite and the fixture run on.
-fn node() -> PathBuf {
+pub(super) fn node() -> PathBuf {
     suite().0
 }
 
 /// The fixture server that implements every scenario.
-fn conformance_fixture() -> String {
+pub(super) fn conformance_fixture() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mcp/conformance/fixture-server.mjs")
         .display()

@@ -17,6 +17,7 @@ mod http;
 mod jsonrpc;
 mod progress;
 mod shutdown;
+mod tasks;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
