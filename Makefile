@@ -113,10 +113,13 @@ python-develop: $(PY_DEPS)
 	  $(PY_VENV)/bin/maturin develop --locked -q
 
 ## python-test: the pytest suite (python/tests): the runtime contract, Code
-## Mode and a 1,000-program Ray run on a local two-process cluster. Checks
+## Mode, a 1,000-program Ray run on a local two-process cluster, and the
+## MCP Python SDK as a client of `coderun mcp` (built first, as `make test`
+## builds it). Checks
 ## first that the package's own build shares the workspace's features.
-python-test: python-features python-develop
-	cd python && $(PY) -m pytest -q -p no:cacheprovider
+python-test: python-features python-develop $(MCP_CONFORMANCE)
+	$(CARGO) test --locked --workspace --no-run -q
+	cd python && CODERUN_BIN=$(TARGET_DIR)/debug/coderun $(PY) -m pytest -q -p no:cacheprovider
 
 ## python-features: fail when building the Python package alone (as maturin
 ## does) would enable other features than the workspace build, which would

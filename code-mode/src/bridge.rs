@@ -79,8 +79,8 @@ pub(crate) async fn run_code(
         ));
     };
     let mut request = CodeRunRequest::new(code);
-    // Only a hook can ask for approval: without one, nothing can pause and
-    // the ledger is not kept.
+    // Only a hook asking for approval, or a handler allowed to, can pause:
+    // without either the ledger is not kept.
     request.record = registry.may_pause();
     execute(registry, call_id, signal, |_| async { Ok(request) }).await
 }
@@ -348,7 +348,15 @@ impl Run {
             .dispatch_gated(call, self.signal.clone(), gate)
             .await
         {
-            Dispatch::Done(result) => result,
+            Dispatch::Done(mut result) => match result.interrupt.take() {
+                // The handler needs what only the caller can give: the run
+                // pauses here, and the call is dispatched again when it
+                // resumes (when the registry lets handlers pause).
+                Some(payload) if self.registry.handlers_pause() => {
+                    return Err(BindingError::interrupt(payload));
+                }
+                _ => result,
+            },
             // The run pauses here; the call is dispatched when it resumes.
             Dispatch::NeedsApproval(payload) => return Err(BindingError::interrupt(payload)),
         };

@@ -66,6 +66,8 @@ struct Inner {
     sdk_budget: usize,
     max_sdk_bytes: usize,
     max_output_bytes: usize,
+    /// Whether handlers may pause a program ([`ToolResult::interrupt`]).
+    handlers_pause: bool,
     /// The search index of `tools`, built on first use after a change.
     catalog: OnceLock<Arc<Catalog>>,
     /// Shared by every clone, before and after a change.
@@ -83,6 +85,7 @@ impl Default for Inner {
             index: HashMap::new(),
             pre_execute: Vec::new(),
             post_execute: Vec::new(),
+            handlers_pause: false,
             event_sink: None,
             mode: Mode::default(),
             runtime: None,
@@ -253,6 +256,17 @@ impl ToolRegistry {
     /// By default this is [`DEFAULT_MAX_OUTPUT_BYTES`] (24 KiB).
     pub fn max_output_bytes(&mut self, bytes: usize) -> &mut Self {
         self.inner_mut().max_output_bytes = bytes;
+        self
+    }
+
+    /// Lets tool handlers pause a `run_code` program by returning
+    /// [`ToolResult::interrupt`]: programs then keep the ledger of their
+    /// calls (within the runtime's `max_record_bytes`) so that they can be
+    /// resumed, as they do when a pre-execute hook may ask for approval.
+    ///
+    /// By default this is `false`: a handler's interrupt fails the call.
+    pub fn handlers_may_pause(&mut self, pause: bool) -> &mut Self {
+        self.inner_mut().handlers_pause = pause;
         self
     }
 
@@ -450,10 +464,15 @@ impl ToolRegistry {
             })
     }
 
-    /// Whether a call can pause a `run_code` program (only a pre-execute
-    /// hook can ask for approval).
+    /// Whether a call can pause a `run_code` program: a pre-execute hook
+    /// can ask for approval, and handlers can when allowed to.
     pub(crate) fn may_pause(&self) -> bool {
-        !self.inner.pre_execute.is_empty()
+        !self.inner.pre_execute.is_empty() || self.inner.handlers_pause
+    }
+
+    /// Whether handlers may pause a program ([`handlers_may_pause`](Self::handlers_may_pause)).
+    pub(crate) fn handlers_pause(&self) -> bool {
+        self.inner.handlers_pause
     }
 
     /// Keeps a paused run's continuation; returns its id.

@@ -328,6 +328,17 @@ pub struct ToolResult {
     /// fuel and memory ([`RunTrace`]). Not part of what the model sees.
     #[serde(skip)]
     pub trace: Option<Box<RunTrace>>,
+    /// Set by a handler that cannot finish without something only the
+    /// caller can give (say, a person's answer to a question its server
+    /// asked): a `run_code` program pauses at the call with this payload,
+    /// as for an approval ([`HookDecision::NeedsApproval`](crate::HookDecision::NeedsApproval)),
+    /// and resuming with [`Approval::Approve`](crate::Approval::Approve)
+    /// dispatches the call again. The registry must allow it
+    /// ([`ToolRegistry::handlers_may_pause`](crate::ToolRegistry::handlers_may_pause)),
+    /// else the program's call fails with the result's text; outside a
+    /// program the result stands as it is. See [`interrupt`](Self::interrupt).
+    #[serde(skip)]
+    pub interrupt: Option<Value>,
 }
 
 impl ToolResult {
@@ -338,6 +349,17 @@ impl ToolResult {
             is_error: false,
             structured: None,
             trace: None,
+            interrupt: None,
+        }
+    }
+
+    /// A result that pauses a `run_code` program at the call with
+    /// `payload` (see [`interrupt`](Self#structfield.interrupt)); outside a
+    /// program it is an error saying `why`.
+    pub fn interrupt(why: impl Into<String>, payload: Value) -> Self {
+        Self {
+            interrupt: Some(payload),
+            ..Self::error(why)
         }
     }
 
@@ -359,6 +381,7 @@ impl ToolResult {
             is_error: false,
             structured: Some(value),
             trace: None,
+            interrupt: None,
         }
     }
 

@@ -249,6 +249,9 @@ impl Gateway {
 
         let mut registry = ToolRegistry::new();
         registry
+            // An upstream's question to a client on MCP 2026-07-28 pauses
+            // the program (see relay/inputs.rs).
+            .handlers_may_pause(true)
             .mode(mode)
             .runtime(Arc::new(runtime))
             .disclosure(limits.disclosure.unwrap_or_default());

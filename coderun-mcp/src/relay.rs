@@ -41,6 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use rmcp::model::InputResponses;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
@@ -52,6 +53,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::task_manager::{TaskContext, TaskExit};
+
+mod inputs;
+
+pub(crate) use inputs::CallInputs;
+pub(crate) use inputs::{answers as upstream_answers, requests as upstream_requests};
 use rmcp::transport::Transport;
 use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
 use tokio::sync::mpsc;
@@ -82,6 +88,13 @@ pub(crate) struct Caller {
     /// for the client become the task's input requests, which the client
     /// answers with `tasks/update` (on any protocol).
     pub task: Option<TaskContext>,
+    /// Whether an upstream's request pauses the program instead (a
+    /// `run_code` call of a client on 2026-07-28 without a task; see
+    /// relay/inputs.rs).
+    pub pausable: bool,
+    /// The answers of a resumed run's client to its paused call's upstream,
+    /// taken by the first upstream call (the paused call, dispatched again).
+    pub resumed: Option<Arc<Mutex<Option<InputResponses>>>>,
 }
 
 /// One upstream call in flight: the client call it belongs to, and where
@@ -89,6 +102,8 @@ pub(crate) struct Caller {
 struct Route {
     call: String,
     notices: mpsc::Sender<Notice>,
+    /// The answers and open question of the call.
+    inputs: Arc<CallInputs>,
 }
 
 /// A notification an upstream sent, queued for one client call.
@@ -147,6 +162,7 @@ impl Relay {
         tool: &str,
         call_id: &str,
         token: ProgressToken,
+        inputs: Arc<CallInputs>,
     ) -> UpstreamCall {
         let call = call_id.split(':').next().unwrap_or(call_id).to_owned();
         let key = (upstream.to_owned(), token);
@@ -156,6 +172,7 @@ impl Relay {
             Route {
                 call: call.clone(),
                 notices: sender,
+                inputs,
             },
         );
         let relay = Arc::clone(self);
@@ -265,6 +282,22 @@ impl Relay {
         }
     }
 
+    /// The answers a resumed run's client gave to its paused call's
+    /// upstream, for the upstream call `call_id` (they are the first such
+    /// call's: the paused call, dispatched again).
+    pub(crate) fn take_answers(&self, call_id: &str) -> InputResponses {
+        let call = call_id.split(':').next().unwrap_or(call_id);
+        self.caller(call)
+            .and_then(|caller| caller.resumed)
+            .and_then(|resumed| {
+                resumed
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take()
+            })
+            .unwrap_or_default()
+    }
+
     fn caller(&self, call: &str) -> Option<Caller> {
         lock(&self.callers).get(call).cloned()
     }
@@ -324,7 +357,7 @@ impl Relay {
         upstream: &str,
         what: &str,
         has: impl Fn(&ClientCapabilities) -> bool,
-    ) -> Result<Caller, ErrorData> {
+    ) -> Result<(Caller, Option<Arc<CallInputs>>), ErrorData> {
         let calls = self.calls_of(upstream);
         let refuse = |why: String| {
             Err(ErrorData::invalid_request(
@@ -344,7 +377,7 @@ impl Relay {
         let Some(caller) = self.caller(call) else {
             return refuse("the client's call has ended".to_owned());
         };
-        if caller.stateless && caller.task.is_none() {
+        if caller.stateless && caller.task.is_none() && !caller.pausable {
             return refuse(
                 "the client is on MCP 2026-07-28 or later, where a server sends its client no \
                  requests"
@@ -354,7 +387,18 @@ impl Relay {
         if !caller.capabilities.as_ref().is_some_and(has) {
             return refuse("the client did not declare that it can answer it".to_owned());
         }
-        Ok(caller)
+        // The call that asked: the one call of the upstream in flight for
+        // this client call, if there is one.
+        let routes = lock(&self.routes);
+        let mut mine = routes
+            .iter()
+            .filter(|((name, _), route)| name == upstream && route.call == *call);
+        let inputs = match (mine.next(), mine.next()) {
+            (Some((_, route)), None) => Some(Arc::clone(&route.inputs)),
+            _ => None,
+        };
+        drop(routes);
+        Ok((caller, inputs))
     }
 }
 
@@ -479,24 +523,43 @@ impl UpstreamClient {
     }
 }
 
-/// Asks the client for `request` as an input request of `task`, and reads
-/// its answer as `T`.
-async fn task_input<T: serde::de::DeserializeOwned>(
-    task: &TaskContext,
+/// Asks `caller`'s client for `request` without a request to it: as an
+/// input request of its task, answered with `tasks/update`; or, for a
+/// pausable call, from the answers of an earlier round, else by pausing
+/// the program (`inputs` are the asking call's). The answer read as `T`.
+async fn ask_later<T: serde::de::DeserializeOwned>(
+    caller: &Caller,
+    inputs: Option<&CallInputs>,
     relay: &Relay,
     request: InputRequest,
 ) -> Result<T, ErrorData> {
-    let key = format!(
-        "upstream-{}",
-        relay.inputs.fetch_add(1, Ordering::Relaxed) + 1
-    );
-    let answer = task
-        .request_input(key, request)
-        .await
-        .map_err(|exit| match exit {
-            TaskExit::Error(error) => error,
-            TaskExit::Cancelled => ErrorData::internal_error("the task was cancelled", None),
-        })?;
+    let answer = if let Some(task) = &caller.task {
+        let key = format!(
+            "upstream-{}",
+            relay.inputs.fetch_add(1, Ordering::Relaxed) + 1
+        );
+        task.request_input(key, request)
+            .await
+            .map_err(|exit| match exit {
+                TaskExit::Error(error) => error,
+                TaskExit::Cancelled => ErrorData::internal_error("the task was cancelled", None),
+            })?
+    } else {
+        let Some(inputs) = inputs else {
+            return Err(ErrorData::invalid_request(
+                "coderun cannot relay this request to its client: the program has several calls \
+                 of this server in flight, and which one asked is unknown",
+                None,
+            ));
+        };
+        inputs.answer(&request).ok_or_else(|| {
+            ErrorData::internal_error(
+                "the client answers when it retries the program; this call is cancelled and \
+                 made again then",
+                None,
+            )
+        })?
+    };
     serde_json::from_value(answer).map_err(|error| {
         ErrorData::invalid_params(format!("the client's answer is not valid: {error}"), None)
     })
@@ -528,14 +591,14 @@ impl ClientHandler for UpstreamClient {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let caller = self
-            .relay
-            .asked(&self.upstream, "a sampling request", |capabilities| {
-                capabilities.sampling.is_some()
-            })?;
-        if let Some(task) = &caller.task {
+        let (caller, inputs) =
+            self.relay
+                .asked(&self.upstream, "a sampling request", |capabilities| {
+                    capabilities.sampling.is_some()
+                })?;
+        if caller.task.is_some() || caller.pausable {
             let request = InputRequest::CreateMessage(CreateMessageRequest::new(params));
-            return task_input(task, &self.relay, request).await;
+            return ask_later(&caller, inputs.as_deref(), &self.relay, request).await;
         }
         caller
             .peer
@@ -550,7 +613,7 @@ impl ClientHandler for UpstreamClient {
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let url = matches!(request, ElicitRequestParams::UrlElicitationParams { .. });
-        let caller =
+        let (caller, inputs) =
             self.relay
                 .asked(&self.upstream, "an elicitation request", |capabilities| {
                     capabilities
@@ -565,9 +628,9 @@ impl ClientHandler for UpstreamClient {
                             }
                         })
                 })?;
-        if let Some(task) = &caller.task {
+        if caller.task.is_some() || caller.pausable {
             let request = InputRequest::Elicitation(ElicitRequest::new(request));
-            return task_input(task, &self.relay, request).await;
+            return ask_later(&caller, inputs.as_deref(), &self.relay, request).await;
         }
         caller
             .peer

@@ -2,13 +2,14 @@
 //! offers, whatever the transport.
 
 use std::pin::pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use coderun_code_mode::{
     AbortController, AbortSignal, Approval, ContentBlock, DispatchEvent, RUN_CODE, ToolCall,
     ToolRegistry, ToolResult,
 };
+use rmcp::model::InputResponses;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
     Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
@@ -35,7 +36,10 @@ use tokio_util::sync::CancellationToken;
 
 mod approvals;
 
-use approvals::{APPROVAL_INPUT, Asking, approval_schema, holder_of, paused, resume_code_schema};
+use approvals::{
+    APPROVAL_INPUT, Asking, approval_schema, holder_of, paused, resume_code_schema,
+    upstream_question,
+};
 
 use super::logging::{SessionLevel, send_console_lines};
 use super::passthrough::Passthrough;
@@ -105,8 +109,9 @@ struct Inner {
 enum Work {
     /// Calls an offered tool through the registry.
     Call(CallToolRequestParams),
-    /// Resumes a paused run, opened from its handle, with the answer.
-    Resume(Box<Continuation>, Approval),
+    /// Resumes a paused run, opened from its handle, with the answer (and
+    /// the client's answers to its paused call's upstream, if it asked).
+    Resume(Box<Continuation>, Approval, Option<InputResponses>),
     /// Nothing: the result says why.
     Refuse(ToolResult),
 }
@@ -280,7 +285,7 @@ impl CodeModeServer {
                 let call = ToolCall::new(id.to_owned(), request.name.to_string(), arguments);
                 self.inner.registry.execute(call, signal).await
             }
-            Work::Resume(continuation, approval) => {
+            Work::Resume(continuation, approval, _) => {
                 self.inner
                     .registry
                     .resume_continuation(id, *continuation, approval, signal)
@@ -330,6 +335,7 @@ impl CodeModeServer {
         let task = self.inner.tasks.spawn(options, move |task| {
             Box::pin(async move {
                 caller.task = Some(task.clone());
+                caller.pausable = false;
                 let cancelled = CancellationToken::new();
                 let watcher = tokio::spawn({
                     let (task, cancelled) = (task.clone(), cancelled.clone());
@@ -578,14 +584,21 @@ impl ServerHandler for CodeModeServer {
             (true, true) => Asking::Retry,
             (true, false) => Asking::Request(&context.peer),
         };
+        let native = name != RUN_CODE && name != RESUME_CODE;
+        let resumed = match &work {
+            Work::Resume(_, _, Some(answers)) => Some(Arc::new(Mutex::new(Some(answers.clone())))),
+            _ => None,
+        };
         let caller = Caller {
             peer: context.peer.clone(),
             progress: context.meta.get_progress_token(),
-            native: name != RUN_CODE && name != RESUME_CODE,
+            native,
             level: Arc::clone(&self.level),
             capabilities: context.client_capabilities(),
             stateless: retries,
             task: None,
+            pausable: retries && !native,
+            resumed,
         };
         // A program runs as a task when the client can poll one: its
         // answer then outlives the client's request timeout.
@@ -600,6 +613,14 @@ impl ServerHandler for CodeModeServer {
         let result = self
             .execute(&name, work, context.ct.clone(), asking, &holder, caller)
             .await;
+        // An upstream asked the client a question (MCP 2026-07-28, see
+        // relay/inputs.rs): the program waits for the retry with the answer.
+        if retries && let Some((handle, requests)) = upstream_question(&result) {
+            return Ok(CallToolResponse::InputRequired(InputRequiredResult::new(
+                Some(requests),
+                Some(handle),
+            )));
+        }
         if let Asking::Retry = asking
             && let Some((id, question)) = paused(&result)
         {

@@ -28,7 +28,7 @@ use self::stderr::{StderrTail, forward_stderr};
 use super::config::{ServerSpec, ServerTimeouts};
 use super::jsonrpc::kind;
 use super::process_group::{ProcessGroups, TERMINATE_GRACE};
-use super::relay::{Relay, Tap, UpstreamClient};
+use super::relay::{CallInputs, Relay, Tap, UpstreamClient};
 
 /// Why an upstream could not be used. Its text shows at most
 /// [`TARGET_SHOWN`] bytes of the command line or URL, so that the reason
@@ -286,8 +286,16 @@ impl Forward {
         let call = tokio::time::timeout(self.call_timeout, self.send(params, ctx.call_id()));
         tokio::select! {
             outcome = call => match outcome {
-                Ok(Ok(result)) => self.convert(result),
-                Ok(Err(error)) => ToolResult::error(self.explain(&error)),
+                Ok(Sent::Answered(result)) => self.convert(result),
+                Ok(Sent::Failed(error)) => ToolResult::error(self.explain(&error)),
+                Ok(Sent::Paused(payload)) => ToolResult::interrupt(
+                    format!(
+                        "upstream {:?} asked the client a question during a call of its tool \
+                         {:?}, which only a run_code program can wait for",
+                        self.upstream, self.tool
+                    ),
+                    payload,
+                ),
                 Err(_) => ToolResult::error(format!(
                     "upstream {:?} did not answer a call of its tool {:?} within {}; the call was cancelled",
                     self.upstream,
@@ -303,33 +311,44 @@ impl Forward {
     }
 
     /// Sends the call, its progress relayed to the client call `call_id`
-    /// belongs to while it runs.
-    async fn send(
-        &self,
-        params: CallToolRequestParams,
-        call_id: &str,
-    ) -> Result<CallToolResult, ServiceError> {
+    /// belongs to while it runs, and the questions its upstream asks
+    /// answered from the client's earlier answers, or else pausing it (see
+    /// relay/inputs.rs).
+    async fn send(&self, params: CallToolRequestParams, call_id: &str) -> Sent {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = self
+        let handle = match self
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await?;
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => return Sent::Failed(error),
+        };
+        let inputs = Arc::new(CallInputs::new(self.relay.take_answers(call_id)));
         let route = self.relay.upstream_call(
             &self.upstream,
             &self.tool,
             call_id,
             handle.progress_token.clone(),
+            Arc::clone(&inputs),
         );
         let mut abandoned = Abandoned {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
         };
-        let response = handle.await_response().await;
+        let response = tokio::select! {
+            response = handle.await_response() => response,
+            // Dropping the request (`abandoned`) cancels it upstream.
+            () = inputs.paused() => {
+                return Sent::Paused(inputs.payload(&self.upstream, &self.tool));
+            }
+        };
         abandoned.id = None;
         route.settle().await;
-        match response? {
-            ServerResult::CallToolResult(result) => Ok(result),
-            _ => Err(ServiceError::UnexpectedResponse),
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => Sent::Answered(result),
+            Ok(_) => Sent::Failed(ServiceError::UnexpectedResponse),
+            Err(error) => Sent::Failed(error),
         }
     }
 
@@ -363,6 +382,17 @@ impl Forward {
         }
         converted
     }
+}
+
+/// How a forwarded call ended.
+enum Sent {
+    /// The upstream answered.
+    Answered(CallToolResult),
+    /// The request failed.
+    Failed(ServiceError),
+    /// The upstream asked the client a question it answers on a later
+    /// round: the program pauses with this payload.
+    Paused(Value),
 }
 
 /// A request sent and not answered yet: dropped (the caller gave up), it

@@ -199,3 +199,42 @@ async fn mode_both_relays_each_upstreams_resources_and_prompts() {
     );
     code.client.cancel().await.ok();
 }
+
+/// An upstream's elicitation in the middle of a `run_code` program reaches
+/// a client written with the official TypeScript SDK (on MCP 2025-11-25,
+/// the newest it speaks), and the client's answer reaches the upstream,
+/// whose result quotes it, and the program.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_elicitation_reaches_a_typescript_sdk_client() {
+    let node = node();
+    let client =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/conformance/elicit-client.mjs");
+    let output = tokio::process::Command::new(&node)
+        .arg(client)
+        .arg(CODERUN)
+        .args(["mcp", "--"])
+        .arg(&node)
+        .arg(conformance_fixture())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(120), output)
+        .await
+        .expect("the client finishes")
+        .expect("the client runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    assert_eq!(report["asked"], json!(["Who is asking?"]), "{report}");
+    assert_eq!(report["result"]["isError"], json!(false), "{report}");
+    let text = report["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("action=accept") && text.contains("ts@example.com"),
+        "the upstream's result quotes the answer: {text}"
+    );
+}

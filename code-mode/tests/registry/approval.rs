@@ -252,3 +252,53 @@ async fn a_direct_call_that_needs_approval_fails_with_the_payload() {
     );
     assert_eq!(counts.delete.load(Ordering::SeqCst), 0);
 }
+
+/// A handler that needs the caller's input returns
+/// `ToolResult::interrupt`: with `handlers_may_pause`, the program pauses
+/// at the call with the payload, and approving dispatches the call again
+/// (which now finds what it needed); without it, the program's call fails
+/// with the result's text.
+#[tokio::test]
+async fn a_handler_pauses_the_program_when_allowed_and_runs_again_on_resume() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let tool = |asked: Arc<AtomicUsize>| {
+        Tool::new("ask", "Asks the user.", open_schema(), move |_, _| {
+            let round = asked.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if round == 0 {
+                    ToolResult::interrupt("ask needs an answer", json!({"question": "name?"}))
+                } else {
+                    ToolResult::text("ada")
+                }
+            }
+        })
+    };
+    let program = "const name = await tools.ask({}); return `hello ${name}`;";
+
+    let (mut registry, _events) = code_registry([tool(Arc::clone(&asked))]);
+    registry.handlers_may_pause(true);
+    let first = run_code(&registry, program).await;
+    let id = paused_id(&first);
+    assert_eq!(
+        first.structured.as_ref().unwrap()["paused"]["payload"],
+        json!({"question": "name?"})
+    );
+    let done = registry
+        .resume(PARENT, &id, Approval::Approve, no_abort())
+        .await;
+    assert_eq!(returned(&done), json!("hello ada"));
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        2,
+        "dispatched again on resume"
+    );
+
+    let (registry, _events) = code_registry([tool(Arc::new(AtomicUsize::new(0)))]);
+    let refused = run_code(&registry, program).await;
+    assert!(refused.is_error, "{}", refused.text_content());
+    assert!(
+        refused.text_content().contains("ask needs an answer"),
+        "{}",
+        refused.text_content()
+    );
+}

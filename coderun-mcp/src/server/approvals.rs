@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use coderun_code_mode::{AbortSignal, Approval, ContentBlock, ToolResult};
-use coderun_runtime::Continuation;
+use coderun_runtime::{CallOutcome, Continuation};
+use rmcp::model::InputRequests;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
     JsonObject,
@@ -17,6 +18,7 @@ use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 
 use super::{CodeModeServer, RESUME_CODE, Work};
+use crate::relay::{upstream_answers, upstream_requests};
 use crate::sealed::{Holder, REFUSED};
 
 /// How long a person has to answer an approval asked through elicitation;
@@ -28,20 +30,30 @@ pub(super) const APPROVAL_INPUT: &str = "approval";
 const QUESTION_ARGUMENT_BYTES: usize = 2000;
 
 impl CodeModeServer {
-    /// What `request` asks for: a retry answering an approval
-    /// (`requestState`, MCP 2026-07-28's multi round-trip requests) or
-    /// `resume_code` resume the paused run their handle seals, any other
-    /// call is a call of an offered tool. A handle that does not open is
-    /// the uniform Invalid params error.
+    /// What `request` asks for: a retry answering an approval or an
+    /// upstream's question (`requestState`, MCP 2026-07-28's multi
+    /// round-trip requests) or `resume_code` resume the paused run their
+    /// handle seals, any other call is a call of an offered tool. A handle
+    /// that does not open is the uniform Invalid params error.
     pub(super) async fn work(
         &self,
         request: CallToolRequestParams,
         holder: &Holder,
     ) -> Result<Work, ErrorData> {
-        if !self.inner.approvals {
-            return Ok(Work::Call(request));
-        }
         if let Some(handle) = &request.request_state {
+            let continuation = self.open(handle, holder).await?;
+            // An upstream's question: the call is made again, with every
+            // answer so far.
+            if let Some(answers) = paused_payload(&continuation)
+                .and_then(|payload| upstream_answers(payload, request.input_responses.as_ref()))
+            {
+                return Ok(Work::Resume(continuation, Approval::Approve, Some(answers)));
+            }
+            if !self.inner.approvals {
+                return Ok(Work::Refuse(ToolResult::error(
+                    "the paused run is not waiting for anything this server asks",
+                )));
+            }
             let answer = request
                 .input_responses
                 .as_ref()
@@ -53,10 +65,9 @@ impl CodeModeServer {
                     "the client's answer had no \"{APPROVAL_INPUT}\" elicitation result"
                 )),
             };
-            let continuation = self.open(handle, holder).await?;
-            return Ok(Work::Resume(continuation, approval));
+            return Ok(Work::Resume(continuation, approval, None));
         }
-        if request.name != RESUME_CODE {
+        if !self.inner.approvals || request.name != RESUME_CODE {
             return Ok(Work::Call(request));
         }
         let arguments = request
@@ -82,7 +93,7 @@ impl CodeModeServer {
             Approval::Reject(reason.to_owned())
         };
         let continuation = self.open(id, holder).await?;
-        Ok(Work::Resume(continuation, approval))
+        Ok(Work::Resume(continuation, approval, None))
     }
 
     /// The continuation `handle` seals for `holder`, opened on the
@@ -202,6 +213,23 @@ pub(super) fn holder_of(context: &RequestContext<RoleServer>) -> Holder {
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
     Holder::new(authorization, session)
+}
+
+/// The payload a continuation's paused call interrupted with.
+fn paused_payload(continuation: &Continuation) -> Option<&Value> {
+    let at = usize::try_from(continuation.step.checked_sub(1)?).ok()?;
+    match &continuation.record.calls.get(at)?.outcome {
+        CallOutcome::Interrupt(payload) => Some(payload),
+        _ => None,
+    }
+}
+
+/// The sealed handle of a paused `run_code` and the upstream's questions
+/// it waits for, if `result` is one paused by an upstream's question.
+pub(super) fn upstream_question(result: &ToolResult) -> Option<(String, InputRequests)> {
+    let paused = result.structured.as_ref()?.get("paused")?;
+    let requests = upstream_requests(paused.get("payload")?)?;
+    Some((paused.get("id")?.as_str()?.to_owned(), requests))
 }
 
 /// The paused run's id and the question to ask about it, if `result` is a

