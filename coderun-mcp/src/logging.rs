@@ -5,7 +5,8 @@
 //! in the result either way.
 //!
 //! The level belongs to the session: each HTTP session, and the one stdio
-//! client, sets its own.
+//! client, sets its own. A request on MCP 2026-07-28, which has no
+//! sessions, carries its own in `_meta` (`io.modelcontextprotocol/logLevel`).
 #![allow(
     deprecated,
     reason = "rmcp marks MCP logging deprecated for the protocols after 2025-11-25 (SEP-2577); \
@@ -30,6 +31,11 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(1);
 pub(crate) struct SessionLevel(Mutex<Option<LoggingLevel>>);
 
 impl SessionLevel {
+    /// A level set at `level` from the start.
+    pub(crate) fn at(level: LoggingLevel) -> Self {
+        Self(Mutex::new(Some(level)))
+    }
+
     pub(crate) fn set(&self, level: LoggingLevel) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(level);
     }

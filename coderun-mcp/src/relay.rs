@@ -232,6 +232,8 @@ impl Relay {
         client: &Peer<RoleServer>,
     ) -> Result<(), ErrorData> {
         let mut subscriptions = lock(&self.subscriptions);
+        // The subscriptions of sessions that ended go first.
+        subscriptions.retain(|held| !held.client.is_transport_closed());
         if subscriptions
             .iter()
             .any(|held| held.uri == uri && held.session == session)

@@ -9,7 +9,7 @@ use coderun_code_mode::{
     AbortController, AbortSignal, Approval, ContentBlock, DispatchEvent, RUN_CODE, ToolCall,
     ToolRegistry, ToolResult,
 };
-use rmcp::model::InputResponses;
+use rmcp::model::{CacheScope, InputResponses};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
     Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
@@ -57,6 +57,8 @@ TypeScript.";
 /// approval.
 pub const RESUME_CODE: &str = "resume_code";
 
+/// How long a client may cache `tools/list` (SEP-2549's cache hint).
+const TOOLS_TTL_MS: u64 = 5 * 60 * 1000;
 /// How long a task's answer is kept for the client to poll, and the
 /// longest a task may run (a program's wall clock is shorter).
 const TASK_TTL_MS: u64 = 60 * 60 * 1000;
@@ -369,6 +371,15 @@ impl CodeModeServer {
     }
 }
 
+/// The log level a request's `_meta` asks for (MCP 2026-07-28).
+#[allow(
+    deprecated,
+    reason = "MCP logging, deprecated after 2025-11-25: see logging.rs"
+)]
+fn request_log_level(context: &RequestContext<RoleServer>) -> Option<rmcp::model::LoggingLevel> {
+    context.meta.log_level()
+}
+
 /// A result as MCP content: text as text, media as real image, audio and
 /// resource blocks, and the structured value (for `run_code`, within the
 /// output budget with the text).
@@ -542,7 +553,12 @@ impl ServerHandler for CodeModeServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+        // The tools do not change while the process runs; private, as a
+        // server behind a token may be one user's.
+        let mut result =
+            ListToolsResult::with_all_items(self.inner.tools.clone()).with_ttl_ms(TOOLS_TTL_MS);
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
     }
 
     async fn call_tool(
@@ -585,6 +601,13 @@ impl ServerHandler for CodeModeServer {
             (true, false) => Asking::Request(&context.peer),
         };
         let native = name != RUN_CODE && name != RESUME_CODE;
+        // The level log messages go out at: the request's own (MCP
+        // 2026-07-28, `io.modelcontextprotocol/logLevel` in `_meta`), else
+        // the one the session set.
+        let level = match request_log_level(&context) {
+            Some(level) => Arc::new(SessionLevel::at(level)),
+            None => Arc::clone(&self.level),
+        };
         let resumed = match &work {
             Work::Resume(_, _, Some(answers)) => Some(Arc::new(Mutex::new(Some(answers.clone())))),
             _ => None,
@@ -593,7 +616,7 @@ impl ServerHandler for CodeModeServer {
             peer: context.peer.clone(),
             progress: context.meta.get_progress_token(),
             native,
-            level: Arc::clone(&self.level),
+            level: Arc::clone(&level),
             capabilities: context.client_capabilities(),
             stateless: retries,
             task: None,
@@ -636,7 +659,7 @@ impl ServerHandler for CodeModeServer {
                 Some(id),
             )));
         }
-        if let Some(level) = self.level.get()
+        if let Some(level) = level.get()
             && let Some(logs) = result
                 .structured
                 .as_ref()

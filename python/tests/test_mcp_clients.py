@@ -46,3 +46,17 @@ async def test_an_upstreams_elicitation_reaches_the_python_sdk_client(mode, prot
     text = result.content[0].text
     assert "action=accept" in text and "py@example.com" in text, text
     assert result.structured_content["value"] == text
+
+
+async def test_console_lines_reach_a_2026_client_that_asks_for_a_log_level():
+    heard = []
+
+    async def on_log(params):
+        heard.append((params.level, params.logger, params.data))
+
+    program = "console.log('quiet'); console.warn('careful'); console.error('broken'); return 1"
+    server = StdioServerParameters(command=coderun_bin(), args=["mcp", "--", str(NODE), str(FIXTURE)])
+    async with Client(server, mode="2026-07-28", log_level="warning", logging_callback=on_log) as client:
+        result = await client.call_tool("run_code", {"code": program})
+    assert not result.is_error, result
+    assert heard == [("warning", "run_code", "careful"), ("error", "run_code", "broken")]

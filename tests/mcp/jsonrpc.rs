@@ -129,3 +129,18 @@ async fn a_notification_before_initialize_does_not_stop_the_server() {
         .await;
     assert_eq!(reply["result"]["serverInfo"]["name"], "coderun", "{reply}");
 }
+
+/// `tools/list` says how long its answer may be cached, and by whom
+/// (SEP-2549): the tools do not change while the process runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tool_list_carries_cache_hints() {
+    let fixture = fixture();
+    let mut session = RawSession::initialized(&["--", "node", &fixture]).await;
+    session
+        .send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}))
+        .await;
+    let listed = session.reply().await;
+    assert_eq!(listed["result"]["ttlMs"], 300_000, "{listed}");
+    assert_eq!(listed["result"]["cacheScope"], "private", "{listed}");
+    assert_eq!(listed["result"]["tools"][0]["name"], "run_code", "{listed}");
+}
