@@ -774,3 +774,70 @@ require('readline').createInterface({ input: process.stdin }).on('line', (text) 
     assert!(counted.contains("in all)"), "{counted}");
     let _ = child.kill().await;
 }
+
+/// MCP 2026-07-28 over HTTP: no session, `server/discover` instead of the
+/// handshake, every request self-contained. A program runs; one whose
+/// upstream asks the user a question pauses and goes back as an
+/// input-required result, and the client's retry (which the rmcp client
+/// drives with its elicitation handler) resumes it with the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_2026_client_runs_and_answers_an_upstreams_question() {
+    use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ProtocolVersion};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RequestContext};
+
+    #[derive(Clone)]
+    struct Answers;
+    impl rmcp::ClientHandler for Answers {
+        async fn create_elicitation(
+            &self,
+            _request: ElicitRequestParams,
+            _context: RequestContext<rmcp::RoleClient>,
+        ) -> Result<ElicitResult, rmcp::ErrorData> {
+            Ok(ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({"username": "http", "email": "h@example.com"})))
+        }
+        fn get_info(&self) -> rmcp::model::ClientConfig {
+            let mut info = rmcp::model::ClientConfig::default();
+            info.capabilities.elicitation = Some(rmcp::model::ElicitationCapability::default());
+            info
+        }
+    }
+
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let node = super::conformance::node().display().to_string();
+    let fixture = super::conformance::conformance_fixture();
+    let server = HttpServer::start("0", &["--", &node, &fixture], &[]).await;
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = Answers
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.url()),
+            lifecycle,
+        )
+        .await
+        .expect("discovers over HTTP");
+    let call = |code: &str| {
+        let Value::Object(arguments) = json!({ "code": code }) else {
+            unreachable!()
+        };
+        CallToolRequestParams::new("run_code").with_arguments(arguments)
+    };
+    let sum = client
+        .call_tool(call("return 1 + 1"))
+        .await
+        .expect("tools/call");
+    assert_eq!(
+        sum.structured_content.as_ref().expect("structured")["value"],
+        2
+    );
+    let answered = client
+        .call_tool(call(
+            "return await tools.test_elicitation({ message: 'Who?' })",
+        ))
+        .await
+        .expect("tools/call, through its input-required round");
+    let text = text(&answered);
+    assert!(text.contains("h@example.com"), "{text}");
+    client.cancel().await.ok();
+}
