@@ -151,10 +151,13 @@ where
         Ok(request) => request,
         Err(message) => return ToolResult::error(message),
     };
-    let request = request
-        .binding(run.namespace())
-        .signal(run.signal.clone())
-        .preamble(PREAMBLE);
+    let mut request = request.binding(run.namespace()).signal(run.signal.clone());
+    let mut preamble = PREAMBLE.to_owned();
+    for global in registry.globals() {
+        request = request.binding(global.namespace().clone());
+        preamble.push_str(global.preamble_text());
+    }
+    let request = request.preamble(preamble);
     let execution = runtime.run(request);
     tokio::pin!(execution);
     let outcome = tokio::select! {

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use crate::catalog::Catalog;
 use crate::disclosure::{DEFAULT_MAX_SDK_BYTES, DEFAULT_SDK_BUDGET, Disclosure};
 use crate::events::{DispatchEvent, EventSink};
+use crate::globals::HostGlobal;
 use crate::hooks::{self, HookDecision, PostExecuteHook, PreExecuteHook};
 use crate::mode::Mode;
 use crate::tool::{Tool, ToolCall, ToolContext, ToolResult};
@@ -68,6 +69,8 @@ struct Inner {
     max_output_bytes: usize,
     /// Whether handlers may pause a program ([`ToolResult::interrupt`]).
     handlers_pause: bool,
+    /// Globals beside `tools` every program gets.
+    globals: Vec<HostGlobal>,
     /// The search index of `tools`, built on first use after a change.
     catalog: OnceLock<Arc<Catalog>>,
     /// Shared by every clone, before and after a change.
@@ -86,6 +89,7 @@ impl Default for Inner {
             pre_execute: Vec::new(),
             post_execute: Vec::new(),
             handlers_pause: false,
+            globals: Vec::new(),
             event_sink: None,
             mode: Mode::default(),
             runtime: None,
@@ -257,6 +261,21 @@ impl ToolRegistry {
     pub fn max_output_bytes(&mut self, bytes: usize) -> &mut Self {
         self.inner_mut().max_output_bytes = bytes;
         self
+    }
+
+    /// Adds `global`, a namespace of host functions every `run_code`
+    /// program gets beside `tools`, declared at the end of the SDK section.
+    /// Its name must be a valid identifier other than `tools` and `console`
+    /// and the other globals' (a run with a clash fails with a message
+    /// saying so).
+    pub fn global(&mut self, global: HostGlobal) -> &mut Self {
+        self.inner_mut().globals.push(global);
+        self
+    }
+
+    /// The globals beside `tools` ([`global`](Self::global)).
+    pub fn globals(&self) -> &[HostGlobal] {
+        &self.inner.globals
     }
 
     /// Lets tool handlers pause a `run_code` program by returning

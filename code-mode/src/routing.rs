@@ -155,7 +155,25 @@ impl ToolRegistry {
     /// The SDK prompt section under the registry's [`Disclosure`], whatever
     /// the mode: what [`assemble`](Self::assemble) offers with `run_code`.
     pub fn sdk_section(&self) -> String {
-        self.sections().0
+        let mut section = self.sections().0;
+        if !self.globals().is_empty() {
+            section.push_str(
+                "\nBeside `tools`, programs get these globals, whose functions are async too:\n\n```ts\n",
+            );
+            section.push_str(&self.globals_declarations());
+            section.push_str("```\n");
+        }
+        section
+    }
+
+    /// The declarations of the globals beside `tools`, one after another.
+    fn globals_declarations(&self) -> String {
+        let mut out = String::new();
+        for global in self.globals() {
+            out.push_str(global.declarations().trim_end());
+            out.push('\n');
+        }
+        out
     }
 
     /// The section's sizes in both disclosures, and which one applies.
@@ -184,7 +202,14 @@ impl ToolRegistry {
     /// `$describe`; in search mode those two and an index signature),
     /// whatever the mode.
     pub fn sdk_declarations(&self) -> String {
-        sdk::render_declarations(self.tools(), self.sections().1)
+        let mut declarations = sdk::render_declarations(self.tools(), self.sections().1);
+        if !self.globals().is_empty() {
+            if !declarations.ends_with('\n') {
+                declarations.push('\n');
+            }
+            declarations.push_str(&self.globals_declarations());
+        }
+        declarations
     }
 
     /// The section in effect and what it declares: `full` gives way to

@@ -190,10 +190,8 @@ pub struct Gateway {
     listed: HashMap<String, rmcp::model::Tool>,
     trace: bool,
     relay: Arc<Relay>,
-    /// Each connected upstream, for its resources and prompts.
-    sources: Vec<Source>,
-    /// The caps on each upstream's listings.
-    caps: ListingCaps,
+    /// The upstreams' resources, templates, prompts and completions.
+    passthrough: Arc<Passthrough>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -323,6 +321,18 @@ impl Gateway {
             }
             started.push(upstream);
         }
+        // Programs reach the upstreams' resources and prompts through
+        // globals of their own, in every mode.
+        let passthrough = Arc::new(Passthrough::new(sources, caps, Arc::clone(&relay)));
+        for global in [
+            passthrough::resources_global(&passthrough),
+            passthrough::prompts_global(&passthrough),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            registry.global(global);
+        }
         let gated = Arc::new(gated);
         if !gated.is_empty() {
             tracing::info!(
@@ -351,15 +361,14 @@ impl Gateway {
             listed: listed_tools,
             trace: limits.trace.unwrap_or(false),
             relay,
-            sources,
-            caps,
+            passthrough,
         })
     }
 
     /// The upstreams' resources, templates, prompts and completions,
     /// offered as they are (mode both and native).
-    pub(crate) fn passthrough(&self) -> Passthrough {
-        Passthrough::new(self.sources.clone(), self.caps, Arc::clone(&self.relay))
+    pub(crate) fn passthrough(&self) -> &Arc<Passthrough> {
+        &self.passthrough
     }
 
     /// Where upstream notifications and requests are relayed to clients.

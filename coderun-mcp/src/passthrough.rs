@@ -35,6 +35,10 @@ use rmcp::{ErrorData, Peer, RoleClient, RoleServer, ServiceError};
 use crate::relay::Relay;
 use crate::upstream::ListingCaps;
 
+mod programs;
+
+pub(crate) use programs::{prompts as prompts_global, resources as resources_global};
+
 /// One upstream, as the passthrough sees it.
 #[derive(Clone)]
 pub(crate) struct Source {
@@ -49,11 +53,11 @@ pub(crate) struct Source {
 }
 
 impl Source {
-    fn has_resources(&self) -> bool {
+    pub(crate) fn has_resources(&self) -> bool {
         self.capabilities.resources.is_some()
     }
 
-    fn has_prompts(&self) -> bool {
+    pub(crate) fn has_prompts(&self) -> bool {
         self.capabilities.prompts.is_some()
     }
 
@@ -77,7 +81,7 @@ impl Source {
 
 /// The upstreams' resources and prompts, and where each URI was seen.
 pub(crate) struct Passthrough {
-    sources: Vec<Source>,
+    pub(crate) sources: Vec<Source>,
     caps: ListingCaps,
     /// The upstream (index) each listed resource URI came from.
     uris: Mutex<HashMap<String, usize>>,

@@ -100,7 +100,7 @@ struct Inner {
     relay: Arc<Relay>,
     /// The upstreams' resources and prompts, when the mode offers the
     /// upstreams' own tools.
-    passthrough: Option<Passthrough>,
+    passthrough: Option<Arc<Passthrough>>,
     /// The programs running as tasks, and the answers of those that ended.
     tasks: TaskManager,
     /// Seals paused runs into the handles clients echo back, and opens them.
@@ -175,7 +175,7 @@ impl CodeModeServer {
             .registry()
             .get_mode()
             .offers_native_tools()
-            .then(|| gateway.passthrough());
+            .then(|| Arc::clone(gateway.passthrough()));
         let progress = Arc::clone(&relay.progress);
         let mut registry = gateway.registry().clone();
         let routes = Arc::clone(&progress);
@@ -366,7 +366,7 @@ impl CodeModeServer {
     ) -> Result<&Passthrough, ErrorData> {
         self.inner
             .passthrough
-            .as_ref()
+            .as_deref()
             .ok_or_else(ErrorData::method_not_found::<M>)
     }
 }

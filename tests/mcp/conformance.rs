@@ -238,3 +238,94 @@ async fn an_upstreams_elicitation_reaches_a_typescript_sdk_client() {
         "the upstream's result quotes the answer: {text}"
     );
 }
+
+/// Programs reach the upstreams' resources and prompts through the globals
+/// `resources` and `prompts`, declared after the tools in `run_code`'s
+/// description (in code mode as in the others). The declarations type-check
+/// with the program that uses them (`tsc --strict`, when `CODERUN_TSC`
+/// names a compiler, as `make test` does).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn programs_read_resources_and_prompts() {
+    let node = node().display().to_string();
+    let fixture = conformance_fixture();
+    let session = Session::stdio(&["--", &node, &fixture]).await;
+    let tools = session.tools().await;
+    let description = tools[0]
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .to_owned();
+    let at = description
+        .find("Beside `tools`, programs get these globals")
+        .expect("the globals are declared");
+    let globals = description[at..]
+        .split("```ts\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a TypeScript block");
+    assert!(globals.contains("declare const resources: {"), "{globals}");
+    assert!(globals.contains("declare const prompts: {"), "{globals}");
+
+    let program = r#"const listed = await resources.$list();
+const text = await resources.$read("test://static-text");
+const templated = await resources.$read("test://template/7/data");
+const names = (await prompts.$list()).map((prompt) => prompt.name);
+const prompt = await prompts.$get("test_prompt_with_arguments", { arg1: "one", arg2: "two" });
+let refused = "";
+try { await resources.$read("test://no-such-thing"); } catch (e) { refused = (e as Error).message; }
+return {
+  resources: listed.resources.some((resource) => resource.uri === "test://static-text"),
+  templates: listed.resourceTemplates.map((template) => template.uriTemplate),
+  text: text[0].text,
+  templated: templated[0].uri,
+  names: names.includes("test_simple_prompt"),
+  prompt: JSON.stringify(prompt.messages),
+  refused: refused.length > 0,
+};"#;
+    let result = session.run_code(program).await;
+    let value = &result.structured_content.as_ref().expect("structured")["value"];
+    assert_eq!(value["resources"], true, "{value}");
+    assert_eq!(
+        value["templates"],
+        json!(["test://template/{id}/data"]),
+        "{value}"
+    );
+    assert!(
+        value["text"].as_str().is_some_and(|text| !text.is_empty()),
+        "{value}"
+    );
+    assert_eq!(value["templated"], "test://template/7/data", "{value}");
+    assert_eq!(value["names"], true, "{value}");
+    let prompt = value["prompt"].as_str().unwrap_or_default();
+    assert!(prompt.contains("one") && prompt.contains("two"), "{value}");
+    assert_eq!(value["refused"], true, "{value}");
+    session.client.cancel().await.ok();
+
+    let Some(tsc) = std::env::var_os("CODERUN_TSC").filter(|path| !path.is_empty()) else {
+        assert!(
+            std::env::var_os("CI").is_none_or(|ci| ci.is_empty()),
+            "CI must type-check the declarations: set CODERUN_TSC"
+        );
+        eprintln!("note: skipping the tsc check: set CODERUN_TSC to a tsc binary to run it");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("program.ts");
+    std::fs::write(
+        &file,
+        format!("{globals}\nexport async function main() {{\n{program}\n}}\n"),
+    )
+    .expect("write the program");
+    let checked = std::process::Command::new(tsc)
+        .args([
+            "--noEmit", "--strict", "--target", "es2022", "--lib", "es2022",
+        ])
+        .arg(&file)
+        .output()
+        .expect("tsc runs");
+    assert!(
+        checked.status.success(),
+        "the declarations do not type-check with the program:\n{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+}

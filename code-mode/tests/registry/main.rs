@@ -14,6 +14,7 @@ mod approval;
 mod bridge;
 mod catalog;
 mod display;
+mod globals;
 mod identifiers;
 mod modes;
 
