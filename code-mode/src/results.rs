@@ -9,7 +9,8 @@
 //! binary resources) stay on the host, in the run's [`Media`]: the program
 //! gets `{type, mimeType, handle, bytes}`, and the media whose handle the
 //! program's output mentions are attached to `run_code`'s result as real
-//! content blocks.
+//! content blocks. A text resource is kept as well, its text given to the
+//! program with the handle, so that it too comes back as a resource block.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -70,7 +71,9 @@ impl Media {
 fn media_bytes(block: &ContentBlock) -> usize {
     match block {
         ContentBlock::Image { data, .. } | ContentBlock::Audio { data, .. } => data.len(),
-        ContentBlock::Resource { blob, .. } => blob.as_ref().map_or(0, String::len),
+        ContentBlock::Resource { blob, text, .. } => {
+            blob.as_ref().or(text.as_ref()).map_or(0, String::len)
+        }
         _ => 0,
     }
 }
@@ -109,7 +112,9 @@ fn program_block(block: &ContentBlock, media: &Media) -> Value {
             if let Some(text) = text {
                 out.insert("text".into(), text.clone().into());
             }
-            if blob.is_some() {
+            // Text resources too: returned or printed, the handle brings
+            // the block into run_code's result as a resource, not as text.
+            if blob.is_some() || text.is_some() {
                 match media.keep(block) {
                     Some(handle) => out.insert("handle".into(), handle.into()),
                     None => out.insert("dropped".into(), block.to_text().into()),

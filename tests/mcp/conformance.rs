@@ -329,3 +329,36 @@ return {
         String::from_utf8_lossy(&checked.stdout)
     );
 }
+
+/// An embedded resource a tool returns stays a resource: the program sees
+/// its text (and a handle), and returning it puts the resource block itself
+/// in `run_code`'s result, not only its text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedded_resource_stays_a_resource_block() {
+    use rmcp::model::{ContentBlock, ResourceContents};
+    let node = node().display().to_string();
+    let fixture = conformance_fixture();
+    let session = Session::stdio(&["--", &node, &fixture]).await;
+    let result = session
+        .run_code(
+            "const [block] = await tools.test_embedded_resource({});
+             if (!block.text.includes('embedded')) throw new Error('no text: ' + JSON.stringify(block));
+             return block;",
+        )
+        .await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let resource = result
+        .content
+        .iter()
+        .find_map(|block| match block {
+            ContentBlock::Resource(embedded) => Some(&embedded.resource),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no resource block in {result:?}"));
+    assert!(
+        matches!(resource, ResourceContents::TextResourceContents { uri, text, .. }
+            if uri == "test://embedded-resource" && text.contains("embedded")),
+        "{resource:?}"
+    );
+    session.client.cancel().await.ok();
+}
