@@ -185,10 +185,25 @@ impl Passthrough {
                     .as_ref()
                     .is_some_and(|resources| resources.subscribe == Some(true))
             }));
+            resources.list_changed = Some(self.sources.iter().any(|source| {
+                source
+                    .capabilities
+                    .resources
+                    .as_ref()
+                    .is_some_and(|resources| resources.list_changed == Some(true))
+            }));
             capabilities.resources = Some(resources);
         }
         if self.sources.iter().any(Source::has_prompts) {
-            capabilities.prompts = Some(PromptsCapability::default());
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = Some(self.sources.iter().any(|source| {
+                source
+                    .capabilities
+                    .prompts
+                    .as_ref()
+                    .is_some_and(|prompts| prompts.list_changed == Some(true))
+            }));
+            capabilities.prompts = Some(prompts);
         }
         if self
             .sources

@@ -1,6 +1,6 @@
 //! What upstreams send besides results, relayed to the client whose call
-//! is in flight: progress, log messages, and the requests a server makes
-//! of its client (sampling, elicitation, roots).
+//! is in flight: progress, log messages, the requests a server makes of
+//! its client (sampling, elicitation), resource updates and list changes.
 //!
 //! Each client `tools/call` is registered as a [`Caller`] for as long as
 //! it runs, and each upstream call it causes (directly in `--mode both`,
@@ -11,19 +11,26 @@
 //!   upstream's tool itself, and as a `run_code` progress message
 //!   (`tools.<name>: <message>`) for a program's call;
 //! - an upstream's log message reaches every caller with a call of that
-//!   upstream in flight whose session set a level at or below it (logger
-//!   `<upstream>` or `<upstream>/<logger>`); with none, it goes to
-//!   coderun's own log;
+//!   upstream in flight whose session (or, on MCP 2026-07-28, request) set
+//!   a level at or below it (logger `<upstream>` or `<upstream>/<logger>`);
+//!   with none, it goes to coderun's own log;
 //!
 //!   both in the order the upstream sent them and before the answer they
 //!   precede: a [`Tap`] on the upstream's transport queues each as it is
 //!   received, and an answered call waits for its queue to drain;
 //! - a request of the upstream (`sampling/createMessage`,
 //!   `elicitation/create`) is asked of the one client with a call of that
-//!   upstream in flight, if its client declared the capability. With no
-//!   such caller, or several (other sessions' calls: which one the
-//!   upstream means cannot be known), the upstream gets an error saying
-//!   why, never another client's answer.
+//!   upstream in flight, if its client declared the capability: as a
+//!   request on MCP 2025-11-25 and before, as the input request of the
+//!   call's task, or (MCP 2026-07-28 without a task) by pausing the program
+//!   (see relay/inputs.rs). With no such caller, or several (other
+//!   sessions' calls: which one the upstream means cannot be known), the
+//!   upstream gets an error saying why, never another client's answer;
+//! - a resource update reaches the sessions that subscribed through
+//!   coderun;
+//! - a change of an upstream's resource or prompt list reaches every
+//!   client session (mode both and native); a change of its tools is
+//!   logged, as coderun serves the tools it listed at start.
 //!
 //! coderun connects to its upstreams before any client does, so it cannot
 //! declare to them only what its client can answer: it declares sampling
@@ -125,6 +132,20 @@ pub(crate) struct Relay {
     subscriptions: Mutex<Vec<Subscription>>,
     /// Numbers the input requests asked of tasks.
     inputs: AtomicU64,
+    /// The client sessions that hear of changes to the upstreams'
+    /// resource and prompt lists (mode both and native).
+    clients: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+/// The most client sessions told of list changes.
+const MAX_LISTENING_CLIENTS: usize = 10_000;
+
+/// Which of an upstream's lists changed.
+#[derive(Debug, Clone, Copy)]
+enum ListChanged {
+    Tools,
+    Resources,
+    Prompts,
 }
 
 /// One client session's subscription to an upstream's resource.
@@ -298,6 +319,42 @@ impl Relay {
                     .take()
             })
             .unwrap_or_default()
+    }
+
+    /// Records a client session to tell of list changes.
+    pub(crate) fn listen(&self, client: &Peer<RoleServer>) {
+        let mut clients = lock(&self.clients);
+        clients.retain(|held| !held.is_transport_closed());
+        if clients.len() < MAX_LISTENING_CLIENTS {
+            clients.push(client.clone());
+        }
+    }
+
+    /// Tells the listening clients that `upstream`'s `list` changed. The
+    /// tools are an exception: coderun serves the tools it listed at start.
+    fn list_changed(&self, upstream: &str, list: ListChanged) {
+        if let ListChanged::Tools = list {
+            tracing::warn!(
+                upstream = %upstream,
+                "the upstream's tools changed; coderun serves the tools it listed at start \
+                 (restart it to offer the new ones)"
+            );
+            return;
+        }
+        let clients: Vec<Peer<RoleServer>> = lock(&self.clients)
+            .iter()
+            .filter(|client| !client.is_transport_closed())
+            .cloned()
+            .collect();
+        for client in clients {
+            tokio::spawn(async move {
+                let _ = match list {
+                    ListChanged::Resources => client.notify_resource_list_changed().await,
+                    ListChanged::Prompts => client.notify_prompt_list_changed().await,
+                    ListChanged::Tools => Ok(()),
+                };
+            });
+        }
     }
 
     fn caller(&self, call: &str) -> Option<Caller> {
@@ -497,6 +554,17 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Tap<T> {
                 }
                 ServerNotification::ResourceUpdatedNotification(updated) => {
                     self.relay.resource_updated(&self.upstream, &updated.params);
+                }
+                ServerNotification::ResourceListChangedNotification(_) => {
+                    self.relay
+                        .list_changed(&self.upstream, ListChanged::Resources);
+                }
+                ServerNotification::PromptListChangedNotification(_) => {
+                    self.relay
+                        .list_changed(&self.upstream, ListChanged::Prompts);
+                }
+                ServerNotification::ToolListChangedNotification(_) => {
+                    self.relay.list_changed(&self.upstream, ListChanged::Tools);
                 }
                 _ => {}
             }

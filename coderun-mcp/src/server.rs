@@ -26,7 +26,7 @@ use rmcp::model::{
     ReadResourceResponse, SubscribeRequestMethod, SubscribeRequestParams, UnsubscribeRequestMethod,
     UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 
 use coderun_runtime::Continuation;
@@ -456,6 +456,14 @@ impl ServerHandler for CodeModeServer {
     ) -> Result<(), ErrorData> {
         self.level.set(request.level);
         Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // A session of a mode that offers the upstreams' resources and
+        // prompts hears when their lists change.
+        if self.inner.passthrough.is_some() {
+            self.inner.relay.listen(&context.peer);
+        }
     }
 
     async fn list_resources(

@@ -14,6 +14,11 @@
 // With FIXTURE_EXIT_AT_START set, it exits with status 3 before reading
 // anything, like a server that cannot start.
 //
+// With FIXTURE_LISTS set, it also declares (empty) resources and prompts
+// whose lists may change, and a tool `change_lists` that sends
+// `notifications/resources/list_changed`, `notifications/prompts/list_changed`
+// and `notifications/tools/list_changed` before it answers `changed`.
+//
 // With FIXTURE_STUBBORN set, it is a server that does not want to stop, in
 // a process tree like `npx`'s: it ignores SIGTERM and the end of stdin, and
 // starts a grandchild process that ignores SIGTERM too. It writes
@@ -56,6 +61,7 @@ if (stubborn) {
 const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
 const object = (properties, required = []) => ({ type: 'object', properties, required });
 
+const lists = Boolean(process.env.FIXTURE_LISTS);
 const tools = [
   { name: 'echo', description: 'Answer with the text.', inputSchema: object({ text: { type: 'string' } }, ['text']) },
   { name: 'steps', description: 'Report progress three times, then answer.', inputSchema: object({}) },
@@ -63,6 +69,10 @@ const tools = [
   { name: 'crash', description: 'Exit in the middle of the call.', inputSchema: object({}) },
   { name: 'wait', description: 'Never answer.', inputSchema: object({}) },
 ];
+
+if (lists) {
+  tools.push({ name: 'change_lists', description: 'Say that the lists changed.', inputSchema: object({}) });
+}
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
@@ -74,12 +84,20 @@ lines.on('line', (line) => {
       id,
       result: {
         protocolVersion: params.protocolVersion,
-        capabilities: { tools: {} },
+        capabilities: lists
+          ? { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } }
+          : { tools: {} },
         serverInfo: { name: 'fixture', version: '1.0.0' },
       },
     });
   } else if (method === 'tools/list') {
     send({ id, result: { tools } });
+  } else if (lists && method === 'resources/list') {
+    send({ id, result: { resources: [] } });
+  } else if (lists && method === 'resources/templates/list') {
+    send({ id, result: { resourceTemplates: [] } });
+  } else if (lists && method === 'prompts/list') {
+    send({ id, result: { prompts: [] } });
   } else if (method === 'tools/call') {
     const name = params.name;
     if (name === 'echo') {
@@ -92,6 +110,11 @@ lines.on('line', (line) => {
         }
       }
       send({ id, result: { content: [{ type: 'text', text: 'stepped' }] } });
+    } else if (name === 'change_lists') {
+      for (const list of ['resources', 'prompts', 'tools']) {
+        send({ method: `notifications/${list}/list_changed` });
+      }
+      send({ id, result: { content: [{ type: 'text', text: 'changed' }] } });
     } else if (name === 'fail') {
       send({ id, result: { content: [{ type: 'text', text: 'the fixture failed on purpose' }], isError: true } });
     } else if (name === 'crash') {

@@ -242,3 +242,58 @@ fn a_bad_configuration_is_a_usage_error_naming_the_key() {
         "{stderr}"
     );
 }
+
+/// In mode both, an upstream's resource and prompt lists changing reaches
+/// the client as the same notifications, and the capabilities say so; its
+/// tools changing is logged (coderun serves the tools it listed at start).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_list_changes_reach_the_client_in_mode_both() {
+    let workspace = Workspace::new();
+    let mut config = workspace.fixture_config();
+    config["mcpServers"]["fixture"]["env"]["FIXTURE_LISTS"] = json!("1");
+    config["mcpServers"]
+        .as_object_mut()
+        .expect("servers")
+        .remove("broken");
+    let config = workspace.write_config(&config);
+    let mut session = super::RawSession::initialized(&[
+        "--config",
+        &config.display().to_string(),
+        "--mode",
+        "both",
+    ])
+    .await;
+    session
+        .send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "fixture_change_lists", "arguments": {}}}))
+        .await;
+    let mut heard = Vec::new();
+    let mut answered = false;
+    while !(answered && heard.len() >= 2) {
+        let message = session.reply().await;
+        if message["id"] == 2 {
+            assert_eq!(
+                message["result"]["content"][0]["text"], "changed",
+                "{message}"
+            );
+            answered = true;
+        } else if let Some(method) = message["method"].as_str() {
+            heard.push(method.to_owned());
+        }
+    }
+    heard.sort();
+    assert_eq!(
+        heard,
+        [
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed"
+        ]
+    );
+    for _ in 0..100 {
+        if session.stderr().contains("the upstream's tools changed") {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the tools' change was not logged:\n{}", session.stderr());
+}
