@@ -60,3 +60,36 @@ async def test_console_lines_reach_a_2026_client_that_asks_for_a_log_level():
         result = await client.call_tool("run_code", {"code": program})
     assert not result.is_error, result
     assert heard == [("warning", "run_code", "careful"), ("error", "run_code", "broken")]
+
+
+async def test_a_2026_client_over_http_runs_a_program_and_answers_an_upstreams_question():
+    """Over streamable HTTP on 2026-07-28: no session, each request carries
+    its protocol version, capabilities and headers, which the SDK checks."""
+    import subprocess
+
+    server = subprocess.Popen(
+        [coderun_bin(), "mcp", "--listen", "127.0.0.1:0", "--", str(NODE), str(FIXTURE)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = None
+        for line in server.stderr:
+            if "serving streamable HTTP at " in line:
+                url = line.strip().split("serving streamable HTTP at ")[1]
+                break
+        assert url, "coderun mcp --listen did not announce its address"
+
+        async def elicit(context, params):
+            return types.ElicitResult(action="accept", content={"username": "web", "email": "web@example.com"})
+
+        async with Client(url, mode="2026-07-28", elicitation_callback=elicit) as client:
+            assert client.protocol_version == "2026-07-28"
+            tools = await client.list_tools()
+            assert [tool.name for tool in tools.tools] == ["run_code"]
+            result = await client.call_tool("run_code", {"code": PROGRAM})
+        assert not result.is_error, result
+        assert "web@example.com" in result.content[0].text
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
