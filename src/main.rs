@@ -91,6 +91,11 @@ struct McpArgs {
     /// (overrides the configuration's `http.authTokenEnv`).
     #[arg(long, value_name = "NAME", requires = "listen")]
     auth_token_env: Option<String>,
+    /// Serve the operations endpoints (`/healthz`, `/readyz`, `/metrics` in
+    /// Prometheus text) at ADDR, as `--listen` takes it: a port of their
+    /// own, never exposed with `/mcp`.
+    #[arg(long, value_name = "ADDR")]
+    ops_listen: Option<String>,
     /// The largest MCP message accepted, in bytes: a line on stdio (a longer
     /// one is answered with an error and skipped), a request body over HTTP
     /// (413). Default 16 MiB.
@@ -568,6 +573,15 @@ async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
                 .context("starting the stdio threads")?,
         ),
     };
+    if let Some(ops) = &args.ops_listen {
+        let listener = Listen::parse(ops)
+            .map_err(|message| anyhow::anyhow!("--ops-listen: {message}"))?
+            .bind()
+            .await?;
+        let local = listener.local_addr().context("--ops-listen")?;
+        eprintln!("coderun mcp: serving the operations endpoints at http://{local}/");
+        tokio::spawn(mcp::ops::serve_ops(listener, shutdown.clone()));
+    }
     // Everything the flags and the file give is checked, and the HTTP
     // socket bound, before any upstream starts.
     mcp::serve(

@@ -114,7 +114,7 @@ impl Listen {
 
     /// Binds it: a name is resolved, and the first of its addresses that
     /// can be bound is.
-    async fn bind(&self) -> Result<tokio::net::TcpListener, ServeError> {
+    pub async fn bind(&self) -> Result<tokio::net::TcpListener, ServeError> {
         let listen_error = |addr: &SocketAddr, source| ServeError::Listen {
             address: addr.to_string(),
             source,
@@ -307,6 +307,8 @@ pub async fn serve_http(
             require_bearer,
         ));
     }
+    // Outermost: every refusal is counted, whichever layer made it.
+    router = router.layer(axum::middleware::from_fn(count_rejections));
     {
         use std::io::Write as _;
         let _ = writeln!(
@@ -325,6 +327,13 @@ pub async fn serve_http(
     )
     .await;
     Ok(())
+}
+
+/// Counts the requests the front door refused (`coderun_rejected_requests`).
+async fn count_rejections(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    super::ops::Metrics::global().rejected(response.status().as_u16());
+    response
 }
 
 /// Answers 401 unless the request presents the bearer token.

@@ -39,6 +39,7 @@ mod front_door;
 pub mod http;
 mod jsonrpc;
 mod logging;
+pub mod ops;
 mod passthrough;
 pub mod process_group;
 mod progress;
@@ -225,6 +226,7 @@ impl Gateway {
         let runtime = tokio::task::spawn_blocking(move || WasmCodeRuntime::new(config))
             .await
             .map_err(|_| ServeError::RuntimeStopped)??;
+        let runtime = Arc::new(runtime);
         let startup_timeout = limits.startup_timeout();
         let caps = limits.listing_caps();
         let relay = Arc::new(Relay::default());
@@ -251,7 +253,7 @@ impl Gateway {
             // the program (see relay/inputs.rs).
             .handlers_may_pause(true)
             .mode(mode)
-            .runtime(Arc::new(runtime))
+            .runtime(Arc::clone(&runtime) as Arc<dyn coderun_runtime::CodeRuntime>)
             .disclosure(limits.disclosure.unwrap_or_default());
         if let Some(bytes) = limits.max_output_bytes {
             registry.max_output_bytes(bytes);
@@ -333,6 +335,7 @@ impl Gateway {
         {
             registry.global(global);
         }
+        ops::Metrics::global().started(&runtime);
         let gated = Arc::new(gated);
         if !gated.is_empty() {
             tracing::info!(

@@ -42,6 +42,7 @@ use approvals::{
 };
 
 use super::logging::{SessionLevel, send_console_lines};
+use super::ops::Metrics;
 use super::passthrough::Passthrough;
 use super::progress::ProgressRoutes;
 use super::relay::{Caller, Relay};
@@ -228,6 +229,8 @@ impl CodeModeServer {
     ) -> ToolResult {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
+        let metrics = Metrics::global();
+        let in_flight = (!caller.native).then(|| metrics.run_started());
         // A call of an upstream's tool itself (mode both) gets the
         // upstream's progress under the client's token (see relay.rs);
         // run_code and resume_code get coderun's own (see progress.rs).
@@ -258,6 +261,9 @@ impl CodeModeServer {
         };
         if let Some(reporting) = reporting {
             reporting.finish().await;
+        }
+        if let (Some(_), Some(trace)) = (in_flight, &result.trace) {
+            metrics.run_ended(&trace.outcome, trace.wall_time, trace.fuel_consumed);
         }
         if self.inner.trace
             && let Some(trace) = &result.trace
@@ -616,6 +622,9 @@ impl ServerHandler for CodeModeServer {
             Some(level) => Arc::new(SessionLevel::at(level)),
             None => Arc::clone(&self.level),
         };
+        if let Work::Resume(..) = &work {
+            Metrics::global().resumed();
+        }
         let resumed = match &work {
             Work::Resume(_, _, Some(answers)) => Some(Arc::new(Mutex::new(Some(answers.clone())))),
             _ => None,

@@ -283,27 +283,50 @@ impl Forward {
         }
         // Dropping the call future (abort or timeout) sends the upstream
         // `notifications/cancelled` for the request.
+        let started = std::time::Instant::now();
         let call = tokio::time::timeout(self.call_timeout, self.send(params, ctx.call_id()));
+        let counted = |outcome: &str| {
+            crate::ops::Metrics::global().upstream_call(
+                &self.upstream,
+                &self.tool,
+                outcome,
+                started.elapsed(),
+            );
+        };
         tokio::select! {
             outcome = call => match outcome {
-                Ok(Sent::Answered(result)) => self.convert(result),
-                Ok(Sent::Failed(error)) => ToolResult::error(self.explain(&error)),
-                Ok(Sent::Paused(payload)) => ToolResult::interrupt(
+                Ok(Sent::Answered(result)) => {
+                    counted(if result.is_error == Some(true) { "error" } else { "ok" });
+                    self.convert(result)
+                }
+                Ok(Sent::Failed(error)) => {
+                    counted("error");
+                    ToolResult::error(self.explain(&error))
+                }
+                Ok(Sent::Paused(payload)) => {
+                    counted("paused");
+                    ToolResult::interrupt(
                     format!(
                         "upstream {:?} asked the client a question during a call of its tool \
                          {:?}, which only a run_code program can wait for",
                         self.upstream, self.tool
                     ),
                     payload,
-                ),
-                Err(_) => ToolResult::error(format!(
-                    "upstream {:?} did not answer a call of its tool {:?} within {}; the call was cancelled",
-                    self.upstream,
-                    self.tool,
-                    seconds(self.call_timeout)
-                )),
+                    )
+                }
+                Err(_) => {
+                    counted("timeout");
+                    ToolResult::error(format!(
+                        "upstream {:?} did not answer a call of its tool {:?} within {}; the call \
+                         was cancelled",
+                        self.upstream,
+                        self.tool,
+                        seconds(self.call_timeout)
+                    ))
+                }
             },
             reason = ctx.signal().aborted() => {
+                counted("cancelled");
                 tracing::info!(upstream = %self.upstream, tool = %self.tool, "call cancelled: {reason}");
                 ToolResult::error(format!("the call was cancelled: {reason}"))
             }

@@ -362,3 +362,42 @@ async fn an_embedded_resource_stays_a_resource_block() {
     );
     session.client.cancel().await.ok();
 }
+
+/// The same through the official TypeScript SDK v2 client
+/// (`@modelcontextprotocol/client`), on MCP 2026-07-28: the question comes
+/// back as an input-required result, the SDK answers it with its
+/// elicitation handler and retries, and the answer reaches the upstream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_elicitation_reaches_a_typescript_sdk_v2_client_on_2026() {
+    let node = node();
+    let client =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/conformance/elicit-client-v2.mjs");
+    let output = tokio::process::Command::new(&node)
+        .arg(client)
+        .arg(CODERUN)
+        .args(["mcp", "--"])
+        .arg(&node)
+        .arg(conformance_fixture())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(120), output)
+        .await
+        .expect("the client finishes")
+        .expect("the client runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    assert_eq!(report["protocol"], "2026-07-28", "{report}");
+    assert_eq!(report["asked"], json!(["Who is asking?"]), "{report}");
+    let text = report["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("action=accept") && text.contains("v2@example.com"),
+        "the upstream's result quotes the answer: {text}"
+    );
+}

@@ -841,3 +841,104 @@ async fn a_stateless_2026_client_runs_and_answers_an_upstreams_question() {
     assert!(text.contains("h@example.com"), "{text}");
     client.cancel().await.ok();
 }
+
+/// A plain HTTP GET of `path` at `addr`: the status and the body.
+async fn http_get(addr: &str, path: &str, headers: &str) -> (u16, String) {
+    use tokio::io::AsyncReadExt as _;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.expect("read");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The operations endpoints on their own port: alive, ready once serving,
+/// and metrics in Prometheus text whose counters match what the test did
+/// (two runs, one failed; the upstream calls they made; a refused Origin).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operations_port_reports_health_readiness_and_metrics() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let fixture = fixture();
+    let server = HttpServer::start(
+        "0",
+        &["--ops-listen", "127.0.0.1:0", "--", "node", &fixture],
+        &[],
+    )
+    .await;
+    let ops = server
+        .stderr
+        .lock()
+        .expect("stderr lock")
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("coderun mcp: serving the operations endpoints at http://")
+                .map(|rest| rest.trim_end_matches('/').to_owned())
+        })
+        .expect("the operations address is announced");
+    assert_eq!(http_get(&ops, "/healthz", "").await.0, 200);
+    assert_eq!(http_get(&ops, "/readyz", "").await, (200, "ready\n".to_owned()));
+    assert_eq!(http_get(&ops, "/mcp", "").await.0, 404, "no /mcp on the operations port");
+
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_uri(server.url()))
+        .await
+        .expect("connect over HTTP");
+    for code in [
+        "return await tools.echo({ text: 'a' })",
+        "throw new Error('no')",
+    ] {
+        let Value::Object(arguments) = json!({ "code": code }) else {
+            unreachable!()
+        };
+        client
+            .peer()
+            .call_tool(CallToolRequestParams::new("run_code").with_arguments(arguments))
+            .await
+            .expect("tools/call");
+    }
+    let refused = server
+        .post(&[("Origin", "https://elsewhere.example")], &initialize_body())
+        .await;
+    assert_eq!(refused.0, 403, "{}", refused.1);
+
+    let (status, metrics) = http_get(&ops, "/metrics", "").await;
+    assert_eq!(status, 200);
+    // Prometheus text: comments, or `name{labels} value`.
+    for line in metrics.lines().filter(|line| !line.is_empty() && !line.starts_with('#')) {
+        let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("{line}"));
+        assert!(value.parse::<f64>().is_ok(), "not a number: {line}");
+        let name = series.split('{').next().unwrap_or_default();
+        assert!(
+            name.starts_with("coderun_")
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{line}"
+        );
+    }
+    for expected in [
+        "coderun_runs_total{outcome=\"ok\",kind=\"\"} 1",
+        "coderun_runs_total{outcome=\"failed\",kind=\"exception\"} 1",
+        "coderun_upstream_calls_total{server=\"node\",tool=\"echo\",outcome=\"ok\"} 1",
+        "coderun_runs_in_flight 0",
+        "coderun_rejected_requests_total{reason=\"origin\"} 1",
+        "coderun_run_duration_seconds_count 2",
+    ] {
+        assert!(metrics.contains(expected), "no {expected:?} in:\n{metrics}");
+    }
+    let budget = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("coderun_memory_budget_bytes "))
+        .and_then(|value| value.parse::<f64>().ok())
+        .expect("the memory budget");
+    assert!(budget > 0.0, "{metrics}");
+    client.cancel().await.ok();
+}

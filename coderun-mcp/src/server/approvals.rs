@@ -139,6 +139,7 @@ impl CodeModeServer {
             Ok(Err(error)) => return ToolResult::error(error.to_string()),
             Err(_) => return ToolResult::error("sealing the paused run stopped unexpectedly"),
         };
+        crate::ops::Metrics::global().paused();
         for block in &mut result.content {
             if let ContentBlock::Text { text } = block {
                 *text = text.replace(&id, &handle);
