@@ -96,6 +96,12 @@ struct McpArgs {
     /// own, never exposed with `/mcp`.
     #[arg(long, value_name = "ADDR")]
     ops_listen: Option<String>,
+    /// On SIGTERM, drain for up to SECONDS first: stop being ready, refuse
+    /// new calls (error -32001, retry them elsewhere), let the calls in
+    /// flight finish, then shut down, aborting what still runs. A second
+    /// SIGTERM or SIGINT stops at once. Default 0: no drain.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    drain_seconds: f64,
     /// The largest MCP message accepted, in bytes: a line on stdio (a longer
     /// one is answered with an error and skipped), a request body over HTTP
     /// (413). Default 16 MiB.
@@ -573,6 +579,16 @@ async fn serve(args: McpArgs) -> anyhow::Result<ExitCode> {
                 .context("starting the stdio threads")?,
         ),
     };
+    let drain = mcp::config::seconds("--drain-seconds", args.drain_seconds)
+        .or_else(|message| {
+            if args.drain_seconds == 0.0 {
+                Ok(Duration::ZERO)
+            } else {
+                Err(message)
+            }
+        })
+        .map_err(anyhow::Error::msg)?;
+    shutdown.drain_for(drain);
     if let Some(ops) = &args.ops_listen {
         let listener = Listen::parse(ops)
             .map_err(|message| anyhow::anyhow!("--ops-listen: {message}"))?

@@ -115,7 +115,7 @@ pub async fn serve(
         }
     };
     let server = match CodeModeServer::new(&gateway, sealer) {
-        Ok(server) => server,
+        Ok(server) => server.draining_on(shutdown),
         Err(error) => {
             gateway.close().await;
             return Err(error);

@@ -8,7 +8,7 @@
 //! - `GET /metrics`: Prometheus text (prometheus-client), the process's
 //!   [`Metrics`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -79,6 +79,8 @@ pub struct Metrics {
     runtime: OnceLock<Arc<WasmCodeRuntime>>,
     /// Whether the upstreams were started and the guest compiled.
     started: AtomicBool,
+    /// Client calls (of any tool) in flight, which a drain waits for.
+    calls_now: AtomicUsize,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -173,6 +175,7 @@ impl Metrics {
             rejected,
             runtime: OnceLock::new(),
             started: AtomicBool::new(false),
+            calls_now: AtomicUsize::new(0),
         }
     }
 
@@ -188,6 +191,17 @@ impl Metrics {
         self.memory_budget
             .set(i64::try_from(runtime.total_memory_budget()).unwrap_or(i64::MAX));
         self.started.store(true, Ordering::Release);
+    }
+
+    /// A client call starts; the guard counts it as in flight.
+    pub(crate) fn call_started(&self) -> CallInFlight<'_> {
+        self.calls_now.fetch_add(1, Ordering::AcqRel);
+        CallInFlight(self)
+    }
+
+    /// Client calls in flight.
+    pub(crate) fn calls_in_flight(&self) -> usize {
+        self.calls_now.load(Ordering::Acquire)
     }
 
     /// A `run_code` call starts; the guard counts it as in flight.
@@ -276,6 +290,15 @@ impl Metrics {
     }
 }
 
+/// A client call in flight; dropping it ends that.
+pub(crate) struct CallInFlight<'a>(&'a Metrics);
+
+impl Drop for CallInFlight<'_> {
+    fn drop(&mut self) {
+        self.0.calls_now.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// A `run_code` call in flight; dropping it ends that.
 pub(crate) struct InFlight<'a>(&'a Metrics);
 
@@ -301,7 +324,7 @@ pub fn router(shutdown: Shutdown) -> axum::Router {
 }
 
 async fn ready(State(ops): State<Ops>) -> Response {
-    if ops.shutdown.reason().is_some() {
+    if ops.shutdown.is_draining() {
         return (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response();
     }
     if !Metrics::global().started.load(Ordering::Acquire) {

@@ -47,7 +47,9 @@ use super::passthrough::Passthrough;
 use super::progress::ProgressRoutes;
 use super::relay::{Caller, Relay};
 use super::sealed::{Holder, Sealer};
+use super::shutdown::Shutdown;
 use super::{Gateway, ServeError};
+use rmcp::model::ErrorCode;
 
 const INSTRUCTIONS: &str = "coderun runs TypeScript programs that call this server's tools. \
 Prefer one run_code call that chains the tool calls, filters their results and returns only \
@@ -58,6 +60,9 @@ TypeScript.";
 /// approval.
 pub const RESUME_CODE: &str = "resume_code";
 
+/// The JSON-RPC error code (in the range reserved for servers) of a call
+/// refused while the process drains: retrying it elsewhere is safe.
+pub const DRAINING: i32 = -32001;
 /// How long a client may cache `tools/list` (SEP-2549's cache hint).
 const TOOLS_TTL_MS: u64 = 5 * 60 * 1000;
 /// How long a task's answer is kept for the client to poll, and the
@@ -104,6 +109,8 @@ struct Inner {
     passthrough: Option<Arc<Passthrough>>,
     /// The programs running as tasks, and the answers of those that ended.
     tasks: TaskManager,
+    /// The process's shutdown, which a drain refuses new calls for.
+    shutdown: Option<Shutdown>,
     /// Seals paused runs into the handles clients echo back, and opens them.
     sealer: Sealer,
 }
@@ -193,10 +200,21 @@ impl CodeModeServer {
                 relay,
                 passthrough,
                 tasks: TaskManager::new(),
+                shutdown: None,
             }),
             level: Arc::default(),
             session: SESSIONS.fetch_add(1, Ordering::Relaxed),
         })
+    }
+
+    /// This server, refusing new calls while `shutdown` drains and telling
+    /// the calls it aborts that they may be retried. Call it before the
+    /// server is shared (it does nothing after).
+    pub fn draining_on(mut self, shutdown: &Shutdown) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.shutdown = Some(shutdown.clone());
+        }
+        self
     }
 
     /// The server for one more session (an HTTP session's own): the same
@@ -230,6 +248,7 @@ impl CodeModeServer {
         let n = self.inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("mcp-{n}");
         let metrics = Metrics::global();
+        let _call = metrics.call_started();
         let in_flight = (!caller.native).then(|| metrics.run_started());
         // A call of an upstream's tool itself (mode both) gets the
         // upstream's progress under the client's token (see relay.rs);
@@ -251,11 +270,31 @@ impl CodeModeServer {
             self.seal_paused(result, holder).await
         };
         let mut execution = pin!(work);
+        let drain_over = self
+            .inner
+            .shutdown
+            .as_ref()
+            .map(Shutdown::drain_over)
+            .unwrap_or_default();
         let result = tokio::select! {
             result = &mut execution => result,
+            () = drain_over.cancelled() => {
+                tracing::info!(call = %id, tool = %name, "the drain ended before the call");
+                controller.abort(
+                    "coderun mcp is shutting down (its drain ended before this call did) and \
+                     aborted the call: retry it",
+                );
+                execution.await
+            }
             () = cancelled.cancelled() => {
                 tracing::info!(call = %id, tool = %name, "the client cancelled the call");
-                controller.abort("the client cancelled the request");
+                let stopping = self.inner.shutdown.as_ref().and_then(Shutdown::reason);
+                controller.abort(match stopping {
+                    Some(reason) => format!(
+                        "coderun mcp is shutting down ({reason}) and aborted the call: retry it"
+                    ),
+                    None => "the client cancelled the request".to_owned(),
+                });
                 execution.await
             }
         };
@@ -594,6 +633,19 @@ impl ServerHandler for CodeModeServer {
                     request.name,
                     offered.join(", ")
                 ),
+                None,
+            ));
+        }
+        if self
+            .inner
+            .shutdown
+            .as_ref()
+            .is_some_and(Shutdown::is_draining)
+        {
+            return Err(ErrorData::new(
+                ErrorCode(DRAINING),
+                "coderun mcp is draining for shutdown and takes no new calls: retry the call \
+                 (a load balancer sends it to another replica)",
                 None,
             ));
         }

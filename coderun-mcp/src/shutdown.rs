@@ -5,6 +5,13 @@
 //! in flight, stopping the upstreams, letting rmcp send the answers it has)
 //! waits at most until one [`deadline`](Shutdown::deadline), so the process
 //! exits within a second whatever is running.
+//!
+//! With a drain ([`drain_for`](Shutdown::drain_for), `--drain-seconds`),
+//! SIGTERM first *drains*: the replica stops being ready, refuses new
+//! calls with an error saying to retry them, and lets the calls in flight
+//! finish for up to the drain's length; then it shuts down as above,
+//! aborting what still runs. A second SIGTERM, or SIGINT, shuts down at
+//! once.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,6 +22,10 @@ use tokio_util::sync::CancellationToken;
 /// How long after shutdown is requested the server may still take to send
 /// what it has and stop its upstreams; the process exits soon after.
 pub const SHUTDOWN_BUDGET: Duration = Duration::from_millis(700);
+
+/// How long a drain that saw its last call end waits for that call's
+/// answer to be written.
+const DRAIN_FLUSH: Duration = Duration::from_millis(250);
 
 /// Why the server stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +63,12 @@ pub struct Shutdown {
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// Cancelled when SIGTERM starts a drain.
+    draining: CancellationToken,
+    /// Cancelled when a drain ends with calls still in flight: they abort.
+    drain_over: CancellationToken,
+    /// How long a drain may last; zero: none.
+    drain: Mutex<Duration>,
     requested: CancellationToken,
     stdin_closed: CancellationToken,
     since: Mutex<Option<(Reason, Instant)>>,
@@ -71,13 +88,83 @@ impl Shutdown {
         let mut terminate = signal(SignalKind::terminate())?;
         let shutdown = self.clone();
         tokio::spawn(async move {
-            let reason = tokio::select! {
-                _ = interrupt.recv() => Reason::Interrupt,
-                _ = terminate.recv() => Reason::Terminate,
-            };
-            shutdown.trigger(reason);
+            loop {
+                let reason = tokio::select! {
+                    _ = interrupt.recv() => Reason::Interrupt,
+                    _ = terminate.recv() => Reason::Terminate,
+                };
+                if reason == Reason::Terminate && shutdown.begin_drain() {
+                    continue;
+                }
+                shutdown.trigger(reason);
+                return;
+            }
         });
         Ok(())
+    }
+
+    /// Lets SIGTERM drain for up to `drain` before shutting down (zero, the
+    /// default: no drain).
+    pub fn drain_for(&self, drain: Duration) {
+        *self
+            .inner
+            .drain
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = drain;
+    }
+
+    /// A token cancelled when a drain ends with calls still in flight,
+    /// which then abort (and answer) before the shutdown.
+    pub fn drain_over(&self) -> CancellationToken {
+        self.inner.drain_over.clone()
+    }
+
+    /// Whether the replica is draining or shutting down: it takes no new
+    /// calls.
+    pub fn is_draining(&self) -> bool {
+        self.inner.draining.is_cancelled() || self.inner.requested.is_cancelled()
+    }
+
+    /// Starts draining, if a drain is configured and none started: true
+    /// then. Shutdown follows once no call is in flight, or when the drain
+    /// ends.
+    fn begin_drain(&self) -> bool {
+        let drain = *self
+            .inner
+            .drain
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if drain.is_zero() || self.inner.draining.is_cancelled() {
+            return false;
+        }
+        tracing::info!("draining: SIGTERM; new calls are refused, those in flight have {drain:?}");
+        self.inner.draining.cancel();
+        let shutdown = self.clone();
+        tokio::spawn(async move {
+            let ends = Instant::now() + drain;
+            let in_flight = || crate::ops::Metrics::global().calls_in_flight();
+            while in_flight() > 0 && Instant::now() < ends {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if in_flight() > 0 {
+                // The calls still running abort, each answering that it may
+                // be retried, before the transports close.
+                tracing::info!(
+                    "the drain ended with {} calls in flight: aborting them",
+                    in_flight()
+                );
+                shutdown.inner.drain_over.cancel();
+                let aborted = Instant::now() + SHUTDOWN_BUDGET;
+                while in_flight() > 0 && Instant::now() < aborted {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+            // The last answers leave after their handlers return: give them
+            // the moment to be written before the transports close.
+            tokio::time::sleep(DRAIN_FLUSH).await;
+            shutdown.trigger(Reason::Terminate);
+        });
+        true
     }
 
     /// Requests shutdown for `reason`; the first request wins.

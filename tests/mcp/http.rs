@@ -846,7 +846,8 @@ async fn a_stateless_2026_client_runs_and_answers_an_upstreams_question() {
 async fn http_get(addr: &str, path: &str, headers: &str) -> (u16, String) {
     use tokio::io::AsyncReadExt as _;
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n");
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await.expect("send");
     let mut answer = String::new();
     stream.read_to_string(&mut answer).await.expect("read");
@@ -886,13 +887,20 @@ async fn the_operations_port_reports_health_readiness_and_metrics() {
         })
         .expect("the operations address is announced");
     assert_eq!(http_get(&ops, "/healthz", "").await.0, 200);
-    assert_eq!(http_get(&ops, "/readyz", "").await, (200, "ready\n".to_owned()));
-    assert_eq!(http_get(&ops, "/mcp", "").await.0, 404, "no /mcp on the operations port");
+    assert_eq!(
+        http_get(&ops, "/readyz", "").await,
+        (200, "ready\n".to_owned())
+    );
+    assert_eq!(
+        http_get(&ops, "/mcp", "").await.0,
+        404,
+        "no /mcp on the operations port"
+    );
 
-    let client = ()
-        .serve(StreamableHttpClientTransport::from_uri(server.url()))
-        .await
-        .expect("connect over HTTP");
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url()))
+            .await
+            .expect("connect over HTTP");
     for code in [
         "return await tools.echo({ text: 'a' })",
         "throw new Error('no')",
@@ -907,14 +915,20 @@ async fn the_operations_port_reports_health_readiness_and_metrics() {
             .expect("tools/call");
     }
     let refused = server
-        .post(&[("Origin", "https://elsewhere.example")], &initialize_body())
+        .post(
+            &[("Origin", "https://elsewhere.example")],
+            &initialize_body(),
+        )
         .await;
     assert_eq!(refused.0, 403, "{}", refused.1);
 
     let (status, metrics) = http_get(&ops, "/metrics", "").await;
     assert_eq!(status, 200);
     // Prometheus text: comments, or `name{labels} value`.
-    for line in metrics.lines().filter(|line| !line.is_empty() && !line.starts_with('#')) {
+    for line in metrics
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+    {
         let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("{line}"));
         assert!(value.parse::<f64>().is_ok(), "not a number: {line}");
         let name = series.split('{').next().unwrap_or_default();
@@ -941,4 +955,118 @@ async fn the_operations_port_reports_health_readiness_and_metrics() {
         .expect("the memory budget");
     assert!(budget > 0.0, "{metrics}");
     client.cancel().await.ok();
+}
+
+/// A replica that drains (`--drain-seconds`): on SIGTERM it stops being
+/// ready, refuses a new call with the retryable -32001, lets the program in
+/// flight finish and return its value, and then exits 0 without waiting
+/// out the drain. With a short drain, a program still running when it ends
+/// is aborted with an error saying to retry it, and the process exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_the_calls_in_flight_then_exits() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let fixture = fixture();
+    for (drain, sleep_ms, finishes) in [("20", 1500, true), ("1", 60_000, false)] {
+        let mut server = HttpServer::start(
+            "0",
+            &[
+                "--ops-listen",
+                "127.0.0.1:0",
+                "--drain-seconds",
+                drain,
+                "--",
+                "node",
+                &fixture,
+            ],
+            &[],
+        )
+        .await;
+        let ops = server
+            .stderr
+            .lock()
+            .expect("stderr lock")
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix("coderun mcp: serving the operations endpoints at http://")
+                    .map(|rest| rest.trim_end_matches('/').to_owned())
+            })
+            .expect("the operations address");
+        let connect = || async {
+            ().serve(StreamableHttpClientTransport::from_uri(server.url()))
+                .await
+                .expect("connect over HTTP")
+        };
+        let (busy, late) = (connect().await, connect().await);
+        let call = |code: String| {
+            let Value::Object(arguments) = json!({ "code": code }) else {
+                unreachable!()
+            };
+            CallToolRequestParams::new("run_code").with_arguments(arguments)
+        };
+        let peer = busy.peer().clone();
+        let program = format!(
+            "await new Promise((resolve) => setTimeout(resolve, {sleep_ms})); return 'finished';"
+        );
+        let running = tokio::spawn(async move { peer.call_tool(call(program)).await });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let started = std::time::Instant::now();
+        super::shutdown::signal(&server.child, Signal::SIGTERM)();
+
+        let mut ready = 200;
+        for _ in 0..100 {
+            ready = http_get(&ops, "/readyz", "").await.0;
+            if ready == 503 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(ready, 503, "not ready once draining");
+        let refused = tokio::time::timeout(
+            Duration::from_secs(10),
+            late.peer().call_tool(call("return 1".to_owned())),
+        )
+        .await
+        .expect("the refusal comes at once");
+        assert!(
+            matches!(&refused, Err(rmcp::ServiceError::McpError(error)) if error.code.0 == -32001),
+            "a new call is refused as retryable: {refused:?}"
+        );
+
+        let stderr = Arc::clone(&server.stderr);
+        let result = tokio::time::timeout(Duration::from_secs(10), running)
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "the call in flight was not answered:\n{}",
+                    stderr.lock().expect("stderr lock")
+                )
+            })
+            .expect("the call task")
+            .expect("an answer");
+        if finishes {
+            assert_eq!(
+                result.structured_content.as_ref().expect("structured")["value"],
+                "finished",
+                "{}",
+                text(&result)
+            );
+        } else {
+            assert_eq!(result.is_error, Some(true));
+            assert!(
+                text(&result).contains("shutting down") && text(&result).contains("retry"),
+                "{}",
+                text(&result)
+            );
+        }
+        let status = tokio::time::timeout(Duration::from_secs(10), server.child.wait())
+            .await
+            .expect("the process exits")
+            .expect("wait");
+        assert!(status.success(), "{status:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "it did not wait out the drain: {:?}",
+            started.elapsed()
+        );
+    }
 }
