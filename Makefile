@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
+.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance deploy-check build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -92,11 +92,23 @@ $(MCP_CONFORMANCE): tools/mcp-conformance/package.json tools/mcp-conformance/pac
 	cd tools/mcp-conformance && npm ci --no-audit --no-fund --silent
 	touch $@
 
+## deploy-check: the Kubernetes manifests (deploy/kubernetes) against the
+## Kubernetes schemas, offline and strict, and the Dockerfile with hadolint;
+## both tools pinned in deploy/requirements.txt, in the venv under target/.
+DEPLOY_TOOLS := $(PY_VENV)/.deploy-tools-ok
+$(DEPLOY_TOOLS): deploy/requirements.txt $(PY_DEPS)
+	$(PY) -m pip install -q --disable-pip-version-check -r deploy/requirements.txt
+	touch $@
+deploy-check: $(DEPLOY_TOOLS)
+	$(PY_VENV)/bin/kubernetes-validate --strict deploy/kubernetes/*.yaml
+	$(PY_VENV)/bin/hadolint Dockerfile
+
 test: guest-check $(TSC) $(MCP_SERVERS) $(MCP_CONFORMANCE)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory embedder
 	$(MAKE) --no-print-directory package
 	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory deploy-check
 
 ## python-venv: a virtualenv under target/ with the pinned Python tools
 ## (python/requirements-dev.txt: maturin, pytest, pytest-asyncio, Ray).

@@ -297,3 +297,32 @@ async fn an_upstreams_list_changes_reach_the_client_in_mode_both() {
     }
     panic!("the tools' change was not logged:\n{}", session.stderr());
 }
+
+/// The configuration the Kubernetes manifests ship (deploy/kubernetes/
+/// configmap.yaml) is one coderun accepts, with the key files the
+/// Deployment mounts.
+#[test]
+fn the_shipped_kubernetes_configuration_is_valid() {
+    let manifest = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes/configmap.yaml"),
+    )
+    .expect("read the ConfigMap");
+    let json: String = manifest
+        .split_once("servers.json: |\n")
+        .expect("a servers.json entry")
+        .1
+        .lines()
+        .map_while(|line| line.strip_prefix("    "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let keys = tempfile::tempdir().expect("temp dir");
+    for key in ["current", "previous"] {
+        std::fs::write(keys.path().join(key), format!("{key}-{}", "k".repeat(40)))
+            .expect("write a key");
+    }
+    let json = json.replace("/etc/coderun/keys", &keys.path().display().to_string());
+    let config = coderun::mcp::McpConfig::parse(std::path::Path::new("configmap.yaml"), &json)
+        .unwrap_or_else(|error| panic!("{error}\n{json}"));
+    assert_eq!(config.request_state.keys.len(), 2);
+    assert!(config.servers.contains_key("search"));
+}
