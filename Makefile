@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance deploy-check build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
+.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance deploy-check scale-test build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -103,7 +103,18 @@ deploy-check: $(DEPLOY_TOOLS)
 	$(PY_VENV)/bin/kubernetes-validate --strict deploy/kubernetes/*.yaml
 	$(PY_VENV)/bin/hadolint Dockerfile
 
-test: guest-check $(TSC) $(MCP_SERVERS) $(MCP_CONFORMANCE)
+## The load balancer of the scale tests (tests/mcp/scale.rs): Debian's HAProxy.
+HAPROXY := /usr/sbin/haproxy
+$(HAPROXY):
+	$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq haproxy
+
+## scale-test: three `coderun mcp --listen` replicas behind HAProxy
+## (round-robin, no affinity): 1,000 runs and 100 approvals across them, a
+## replica killed and one drained under load. `make test` runs 100 and 10.
+scale-test: $(HAPROXY)
+	CODERUN_SCALE_RUNS=$${CODERUN_SCALE_RUNS:-1000} $(CARGO) test --locked --test mcp -- scale:: --nocapture
+
+test: guest-check $(TSC) $(MCP_SERVERS) $(MCP_CONFORMANCE) $(HAPROXY)
 	CODERUN_TSC=$(TSC) $(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory embedder
 	$(MAKE) --no-print-directory package

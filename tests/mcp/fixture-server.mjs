@@ -2,6 +2,9 @@
 // misbehave on purpose, for the failure tests of `coderun mcp`:
 //
 //   echo   answers with its `text` argument;
+//   count  records `counted <id>` to the file named by FIXTURE_EVENTS (so
+//          that a test counts the calls every copy of the server ran) and
+//          answers `counted <id>`;
 //   steps  sends three progress notifications for the call's progress
 //          token (when it has one), then answers `stepped`;
 //   fail   answers with an error result (`isError`);
@@ -65,6 +68,7 @@ const lists = Boolean(process.env.FIXTURE_LISTS);
 const tools = [
   { name: 'echo', description: 'Answer with the text.', inputSchema: object({ text: { type: 'string' } }, ['text']) },
   { name: 'steps', description: 'Report progress three times, then answer.', inputSchema: object({}) },
+  { name: 'count', description: 'Record a call.', inputSchema: object({ id: { type: 'string' } }, ['id']) },
   { name: 'fail', description: 'Answer with an error result.', inputSchema: object({}) },
   { name: 'crash', description: 'Exit in the middle of the call.', inputSchema: object({}) },
   { name: 'wait', description: 'Never answer.', inputSchema: object({}) },
@@ -110,6 +114,9 @@ lines.on('line', (line) => {
         }
       }
       send({ id, result: { content: [{ type: 'text', text: 'stepped' }] } });
+    } else if (name === 'count') {
+      record(`counted ${params.arguments?.id}`);
+      send({ id, result: { content: [{ type: 'text', text: `counted ${params.arguments?.id}` }] } });
     } else if (name === 'change_lists') {
       for (const list of ['resources', 'prompts', 'tools']) {
         send({ method: `notifications/${list}/list_changed` });

@@ -73,6 +73,7 @@ async fn mode_both_offers_the_upstream_tools_natively_too() {
         [
             "fixture_echo",
             "fixture_steps",
+            "fixture_count",
             "fixture_fail",
             "fixture_crash",
             "fixture_wait",

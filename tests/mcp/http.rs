@@ -23,10 +23,10 @@ use super::{
 
 /// `coderun mcp --listen <addr> <args>`, its address read from stderr.
 pub(super) struct HttpServer {
-    child: Child,
+    pub(super) child: Child,
     /// `host:port`.
     addr: String,
-    stderr: Arc<Mutex<String>>,
+    pub(super) stderr: Arc<Mutex<String>>,
 }
 
 impl HttpServer {
@@ -843,7 +843,7 @@ async fn a_stateless_2026_client_runs_and_answers_an_upstreams_question() {
 }
 
 /// A plain HTTP GET of `path` at `addr`: the status and the body.
-async fn http_get(addr: &str, path: &str, headers: &str) -> (u16, String) {
+pub(super) async fn http_get(addr: &str, path: &str, headers: &str) -> (u16, String) {
     use tokio::io::AsyncReadExt as _;
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let request =

@@ -16,6 +16,7 @@ mod hostile;
 mod http;
 mod jsonrpc;
 mod progress;
+mod scale;
 mod shutdown;
 mod tasks;
 
