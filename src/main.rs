@@ -436,15 +436,70 @@ fn init_mcp_process() -> LogFlush {
         .thread_name("coderun-log")
         .finish(QuietStderr);
     report_dropped_lines(writer.error_counter());
-    tracing_subscriber::fmt()
-        .with_writer(writer)
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .log_internal_errors(false)
-        .init();
+    // TLS first: the OTLP exporter's HTTP client needs it to be built.
     // Fails only if a provider is already installed, which is as good.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    LogFlush(Some(guard))
+    let (traces, provider) = match otlp_traces() {
+        Some((layer, provider)) => (Some(layer), Some(provider)),
+        None => (None, None),
+    };
+    {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .log_internal_errors(false),
+            )
+            .with(traces)
+            .init();
+    }
+    LogFlush(Some(guard), provider)
+}
+
+/// Spans exported over OTLP (HTTP, JSON; the blocking client exports from
+/// the batch processor's thread) when `OTEL_EXPORTER_OTLP_ENDPOINT` is set,
+/// with the W3C trace context as the propagator; the exporter reads the
+/// other standard `OTEL_*` variables itself.
+fn otlp_traces<S>() -> Option<(
+    tracing_opentelemetry::OpenTelemetryLayer<S, opentelemetry_sdk::trace::Tracer>,
+    opentelemetry_sdk::trace::SdkTracerProvider,
+)>
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    use opentelemetry::trace::TracerProvider as _;
+    use opentelemetry_otlp::WithExportConfig as _;
+    let endpoint = std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .ok()
+        .filter(|endpoint| !endpoint.is_empty())?;
+    let exporter = match opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(opentelemetry_otlp::Protocol::HttpJson)
+        .build()
+    {
+        Ok(exporter) => exporter,
+        Err(error) => {
+            eprintln!("coderun: traces are not exported to {endpoint}: {error}");
+            return None;
+        }
+    };
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(
+            opentelemetry_sdk::Resource::builder()
+                .with_service_name("coderun")
+                .build(),
+        )
+        .build();
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
+    let tracer = provider.tracer("coderun");
+    Some((tracing_opentelemetry::layer().with_tracer(tracer), provider))
 }
 
 /// How often a count of the log lines dropped since the last count is
@@ -481,10 +536,20 @@ fn report_dropped_lines(counter: tracing_appender::non_blocking::ErrorCounter) {
 const LOG_FLUSH: Duration = Duration::from_millis(200);
 
 /// Flushes the log writer when dropped, waiting at most [`LOG_FLUSH`].
-struct LogFlush(Option<tracing_appender::non_blocking::WorkerGuard>);
+struct LogFlush(
+    Option<tracing_appender::non_blocking::WorkerGuard>,
+    Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+);
 
 impl Drop for LogFlush {
     fn drop(&mut self) {
+        // The spans still buffered are exported before the process ends
+        // (within the exporter's own timeout).
+        if let Some(provider) = self.1.take()
+            && let Err(error) = provider.shutdown()
+        {
+            tracing::warn!("the last traces were not exported: {error}");
+        }
         let Some(guard) = self.0.take() else {
             return;
         };

@@ -48,6 +48,7 @@ mod sealed;
 mod server;
 pub mod shutdown;
 pub mod stdio;
+mod traces;
 mod upstream;
 
 use std::collections::{HashMap, HashSet};

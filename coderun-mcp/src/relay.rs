@@ -102,6 +102,8 @@ pub(crate) struct Caller {
     /// The answers of a resumed run's client to its paused call's upstream,
     /// taken by the first upstream call (the paused call, dispatched again).
     pub resumed: Option<Arc<Mutex<Option<InputResponses>>>>,
+    /// The call's span, the parent of its upstream calls' spans.
+    pub span: tracing::Span,
 }
 
 /// One upstream call in flight: the client call it belongs to, and where
@@ -355,6 +357,14 @@ impl Relay {
                 };
             });
         }
+    }
+
+    /// The span of the client call the upstream call `call_id` belongs to.
+    pub(crate) fn caller_span(&self, call_id: &str) -> Option<tracing::Span> {
+        let call = call_id.split(':').next().unwrap_or(call_id);
+        lock(&self.callers)
+            .get(call)
+            .map(|caller| caller.span.clone())
     }
 
     fn caller(&self, call: &str) -> Option<Caller> {

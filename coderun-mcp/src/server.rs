@@ -48,8 +48,10 @@ use super::progress::ProgressRoutes;
 use super::relay::{Caller, Relay};
 use super::sealed::{Holder, Sealer};
 use super::shutdown::Shutdown;
+use super::traces;
 use super::{Gateway, ServeError};
 use rmcp::model::ErrorCode;
+use tracing::Instrument as _;
 
 const INSTRUCTIONS: &str = "coderun runs TypeScript programs that call this server's tools. \
 Prefer one run_code call that chains the tool calls, filters their results and returns only \
@@ -391,8 +393,10 @@ impl CodeModeServer {
                         cancelled.cancel();
                     }
                 });
+                let span = caller.span.clone();
                 let result = server
                     .execute(&name, work, cancelled, Asking::No, &holder, caller)
+                    .instrument(span)
                     .await;
                 watcher.abort();
                 if task.is_cancel_requested() {
@@ -681,7 +685,14 @@ impl ServerHandler for CodeModeServer {
             Work::Resume(_, _, Some(answers)) => Some(Arc::new(Mutex::new(Some(answers.clone())))),
             _ => None,
         };
+        let span = if native {
+            tracing::info_span!("tool_call", tool = %name)
+        } else {
+            tracing::info_span!("run_code", tool = %name)
+        };
+        traces::adopt(&span, &context);
         let caller = Caller {
+            span: span.clone(),
             peer: context.peer.clone(),
             progress: context.meta.get_progress_token(),
             native,
@@ -704,6 +715,7 @@ impl ServerHandler for CodeModeServer {
         }
         let result = self
             .execute(&name, work, context.ct.clone(), asking, &holder, caller)
+            .instrument(span)
             .await;
         // An upstream asked the client a question (MCP 2026-07-28, see
         // relay/inputs.rs): the program waits for the retry with the answer.

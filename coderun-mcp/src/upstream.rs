@@ -29,6 +29,7 @@ use super::config::{ServerSpec, ServerTimeouts};
 use super::jsonrpc::kind;
 use super::process_group::{ProcessGroups, TERMINATE_GRACE};
 use super::relay::{CallInputs, Relay, Tap, UpstreamClient};
+use tracing::Instrument as _;
 
 /// Why an upstream could not be used. Its text shows at most
 /// [`TARGET_SHOWN`] bytes of the command line or URL, so that the reason
@@ -337,7 +338,23 @@ impl Forward {
     /// belongs to while it runs, and the questions its upstream asks
     /// answered from the client's earlier answers, or else pausing it (see
     /// relay/inputs.rs).
-    async fn send(&self, params: CallToolRequestParams, call_id: &str) -> Sent {
+    async fn send(&self, mut params: CallToolRequestParams, call_id: &str) -> Sent {
+        let span = match self.relay.caller_span(call_id) {
+            Some(parent) => tracing::info_span!(
+                parent: &parent,
+                "upstream_call",
+                server = %self.upstream,
+                tool = %self.tool
+            ),
+            None => {
+                tracing::info_span!("upstream_call", server = %self.upstream, tool = %self.tool)
+            }
+        };
+        crate::traces::inject(&span, params.meta.get_or_insert_with(Default::default));
+        self.sent(params, call_id).instrument(span).await
+    }
+
+    async fn sent(&self, params: CallToolRequestParams, call_id: &str) -> Sent {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let handle = match self
             .peer

@@ -2,6 +2,9 @@
 // misbehave on purpose, for the failure tests of `coderun mcp`:
 //
 //   echo   answers with its `text` argument;
+//
+// Every tools/call that carries a W3C `traceparent` in `_meta` records
+// `traceparent <value>` to FIXTURE_EVENTS.
 //   count  records `counted <id>` to the file named by FIXTURE_EVENTS (so
 //          that a test counts the calls every copy of the server ran) and
 //          answers `counted <id>`;
@@ -104,6 +107,7 @@ lines.on('line', (line) => {
     send({ id, result: { prompts: [] } });
   } else if (method === 'tools/call') {
     const name = params.name;
+    if (params._meta?.traceparent) record(`traceparent ${params._meta.traceparent}`);
     if (name === 'echo') {
       send({ id, result: { content: [{ type: 'text', text: String(params.arguments?.text) }] } });
     } else if (name === 'steps') {

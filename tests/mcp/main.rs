@@ -19,6 +19,7 @@ mod progress;
 mod scale;
 mod shutdown;
 mod tasks;
+mod traces;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
