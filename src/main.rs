@@ -102,6 +102,10 @@ struct McpArgs {
     /// SIGTERM or SIGINT stops at once. Default 0: no drain.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     drain_seconds: f64,
+    /// Log to stderr as one JSON object a line (with the call's `trace_id`
+    /// when traces are exported), for log collectors.
+    #[arg(long)]
+    log_json: bool,
     /// The largest MCP message accepted, in bytes: a line on stdio (a longer
     /// one is answered with an error and skipped), a request body over HTTP
     /// (413). Default 16 MiB.
@@ -371,11 +375,11 @@ fn try_main() -> anyhow::Result<ExitCode> {
         Command::Replay(args) => runtime.block_on(commands::replay(args)),
         Command::Resume(args) => runtime.block_on(commands::resume(args)),
         Command::Mcp(args) => {
-            let _logs = init_mcp_process();
+            let _logs = init_mcp_process(args.log_json);
             runtime.block_on(serve(args))
         }
         Command::Sdk(args) => {
-            let _logs = init_mcp_process();
+            let _logs = init_mcp_process(false);
             runtime.block_on(sdk(args))
         }
     };
@@ -427,7 +431,7 @@ const LOG_LINES_BUFFERED: usize = 8192;
 /// that is closed (write errors are ignored, never reported on stderr
 /// itself) cannot block the server or its shutdown. The guard flushes what
 /// is buffered when the command ends, waiting at most [`LOG_FLUSH`].
-fn init_mcp_process() -> LogFlush {
+fn init_mcp_process(json: bool) -> LogFlush {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,coderun=info"));
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
@@ -446,14 +450,26 @@ fn init_mcp_process() -> LogFlush {
     {
         use tracing_subscriber::layer::SubscriberExt as _;
         use tracing_subscriber::util::SubscriberInitExt as _;
+        let text = (!json).then(|| {
+            tracing_subscriber::fmt::layer()
+                .with_writer(writer.clone())
+                .with_ansi(false)
+                .log_internal_errors(false)
+        });
+        // One JSON object a line, with the fields of the span the event is
+        // in (a call's `trace_id`, when traces are exported).
+        let json = json.then(|| {
+            tracing_subscriber::fmt::layer()
+                .json()
+                .with_current_span(true)
+                .with_span_list(false)
+                .with_writer(writer)
+                .log_internal_errors(false)
+        });
         tracing_subscriber::registry()
             .with(filter)
-            .with(
-                tracing_subscriber::fmt::layer()
-                    .with_writer(writer)
-                    .with_ansi(false)
-                    .log_internal_errors(false),
-            )
+            .with(text)
+            .with(json)
             .with(traces)
             .init();
     }

@@ -686,11 +686,12 @@ impl ServerHandler for CodeModeServer {
             _ => None,
         };
         let span = if native {
-            tracing::info_span!("tool_call", tool = %name)
+            tracing::info_span!("tool_call", tool = %name, trace_id = tracing::field::Empty)
         } else {
-            tracing::info_span!("run_code", tool = %name)
+            tracing::info_span!("run_code", tool = %name, trace_id = tracing::field::Empty)
         };
         traces::adopt(&span, &context);
+        traces::record_trace_id(&span);
         let caller = Caller {
             span: span.clone(),
             peer: context.peer.clone(),

@@ -81,6 +81,17 @@ pub(crate) fn adopt(span: &tracing::Span, context: &RequestContext<RoleServer>) 
     let _ = span.set_parent(parent);
 }
 
+/// Records `span`'s trace id in its `trace_id` field, for the logs, when
+/// it has one (with an OpenTelemetry layer).
+pub(crate) fn record_trace_id(span: &tracing::Span) {
+    use opentelemetry::trace::TraceContextExt as _;
+    let context = span.context();
+    let trace = context.span().span_context().trace_id();
+    if trace != opentelemetry::trace::TraceId::INVALID {
+        span.record("trace_id", tracing::field::display(trace));
+    }
+}
+
 /// Puts `span`'s trace context in `meta`, for the upstream.
 pub(crate) fn inject(span: &tracing::Span, meta: &mut RequestMetaObject) {
     let mut carrier = Carrier::default();

@@ -4,6 +4,7 @@
 //! context the upstream receives in `_meta`. The collector is an
 //! in-process OTLP/HTTP receiver that keeps the JSON bodies it is sent.
 
+use std::process::Stdio;
 use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -104,9 +105,14 @@ async fn a_program_and_its_upstream_calls_are_exported_as_one_trace() {
         .arg("mcp")
         .arg("--config")
         .arg(&config)
+        .arg("--log-json")
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{addr}"))
         .kill_on_drop(true);
-    let transport = TokioChildProcess::new(command).expect("spawn coderun mcp");
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn coderun mcp");
+    let stderr = collect_stderr(stderr.expect("piped stderr"));
     let client = ().serve(transport).await.expect("connects");
 
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -160,6 +166,19 @@ async fn a_program_and_its_upstream_calls_are_exported_as_one_trace() {
             "{found:?}"
         );
     }
+    // The logs are JSON lines, those of the call with its trace id.
+    let logs = stderr.lock().expect("stderr lock").clone();
+    let lines: Vec<Value> = logs
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|line| line["span"]["trace_id"] == trace && line["fields"]["message"] == "done"),
+        "no log line of the call with its trace id in:\n{logs}"
+    );
     let events = workspace.events();
     let propagated: Vec<&str> = events
         .lines()
