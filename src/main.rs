@@ -551,6 +551,9 @@ fn report_dropped_lines(counter: tracing_appender::non_blocking::ErrorCounter) {
 /// guard's own wait is a second).
 const LOG_FLUSH: Duration = Duration::from_millis(200);
 
+/// How long the exit waits for the last spans to be exported.
+const TRACES_FLUSH: Duration = Duration::from_secs(2);
+
 /// Flushes the log writer when dropped, waiting at most [`LOG_FLUSH`].
 struct LogFlush(
     Option<tracing_appender::non_blocking::WorkerGuard>,
@@ -559,12 +562,22 @@ struct LogFlush(
 
 impl Drop for LogFlush {
     fn drop(&mut self) {
-        // The spans still buffered are exported before the process ends
-        // (within the exporter's own timeout).
-        if let Some(provider) = self.1.take()
-            && let Err(error) = provider.shutdown()
-        {
-            tracing::warn!("the last traces were not exported: {error}");
+        // The spans still buffered are exported before the process ends,
+        // waiting at most TRACES_FLUSH: a collector that does not answer
+        // must not hold up the exit.
+        if let Some(provider) = self.1.take() {
+            let (exported, wait) = std::sync::mpsc::channel();
+            let exporting = std::thread::Builder::new()
+                .name("coderun-traces-flush".into())
+                .spawn(move || {
+                    if let Err(error) = provider.shutdown() {
+                        tracing::warn!("the last traces were not exported: {error}");
+                    }
+                    let _ = exported.send(());
+                });
+            if exporting.is_ok() {
+                let _ = wait.recv_timeout(TRACES_FLUSH);
+            }
         }
         let Some(guard) = self.0.take() else {
             return;
