@@ -200,15 +200,13 @@ async fn mode_both_relays_each_upstreams_resources_and_prompts() {
     code.client.cancel().await.ok();
 }
 
-/// An upstream's elicitation in the middle of a `run_code` program reaches
-/// a client written with the official TypeScript SDK (on MCP 2025-11-25,
-/// the newest it speaks), and the client's answer reaches the upstream,
-/// whose result quotes it, and the program.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_upstreams_elicitation_reaches_a_typescript_sdk_client() {
+/// Runs `script` (a client in tests/mcp/conformance/) against `coderun
+/// mcp` in front of the fixture server: its one-line JSON report.
+async fn elicit_client(script: &str) -> Value {
     let node = node();
-    let client =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/conformance/elicit-client.mjs");
+    let client = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp/conformance")
+        .join(script);
     let output = tokio::process::Command::new(&node)
         .arg(client)
         .arg(CODERUN)
@@ -227,7 +225,16 @@ async fn an_upstreams_elicitation_reaches_a_typescript_sdk_client() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    serde_json::from_str(stdout.trim()).expect("one JSON line")
+}
+
+/// An upstream's elicitation in the middle of a `run_code` program reaches
+/// a client written with the official TypeScript SDK (on MCP 2025-11-25,
+/// the newest it speaks), and the client's answer reaches the upstream,
+/// whose result quotes it, and the program.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_elicitation_reaches_a_typescript_sdk_client() {
+    let report = elicit_client("elicit-client.mjs").await;
     assert_eq!(report["asked"], json!(["Who is asking?"]), "{report}");
     assert_eq!(report["result"]["isError"], json!(false), "{report}");
     let text = report["result"]["content"][0]["text"]
@@ -369,28 +376,7 @@ async fn an_embedded_resource_stays_a_resource_block() {
 /// elicitation handler and retries, and the answer reaches the upstream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstreams_elicitation_reaches_a_typescript_sdk_v2_client_on_2026() {
-    let node = node();
-    let client =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/conformance/elicit-client-v2.mjs");
-    let output = tokio::process::Command::new(&node)
-        .arg(client)
-        .arg(CODERUN)
-        .args(["mcp", "--"])
-        .arg(&node)
-        .arg(conformance_fixture())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), output)
-        .await
-        .expect("the client finishes")
-        .expect("the client runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    let report = elicit_client("elicit-client-v2.mjs").await;
     assert_eq!(report["protocol"], "2026-07-28", "{report}");
     assert_eq!(report["asked"], json!(["Who is asking?"]), "{report}");
     let text = report["result"]["content"][0]["text"]

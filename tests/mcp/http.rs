@@ -68,6 +68,20 @@ impl HttpServer {
         }
     }
 
+    /// The address of the operations endpoints (`--ops-listen`), as the
+    /// server announced it.
+    pub(super) fn ops(&self) -> String {
+        self.stderr
+            .lock()
+            .expect("stderr lock")
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix("coderun mcp: serving the operations endpoints at http://")
+                    .map(|rest| rest.trim_end_matches('/').to_owned())
+            })
+            .expect("the operations address is announced")
+    }
+
     pub(super) fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }
@@ -876,16 +890,7 @@ async fn the_operations_port_reports_health_readiness_and_metrics() {
         &[],
     )
     .await;
-    let ops = server
-        .stderr
-        .lock()
-        .expect("stderr lock")
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("coderun mcp: serving the operations endpoints at http://")
-                .map(|rest| rest.trim_end_matches('/').to_owned())
-        })
-        .expect("the operations address is announced");
+    let ops = server.ops();
     assert_eq!(http_get(&ops, "/healthz", "").await.0, 200);
     assert_eq!(
         http_get(&ops, "/readyz", "").await,
@@ -981,16 +986,7 @@ async fn sigterm_drains_the_calls_in_flight_then_exits() {
             &[],
         )
         .await;
-        let ops = server
-            .stderr
-            .lock()
-            .expect("stderr lock")
-            .lines()
-            .find_map(|line| {
-                line.strip_prefix("coderun mcp: serving the operations endpoints at http://")
-                    .map(|rest| rest.trim_end_matches('/').to_owned())
-            })
-            .expect("the operations address");
+        let ops = server.ops();
         let connect = || async {
             ().serve(StreamableHttpClientTransport::from_uri(server.url()))
                 .await

@@ -40,16 +40,7 @@ async fn start_replica(config: &Path, extra: &[&str]) -> Replica {
     let mut args = vec!["--config", &config, "--ops-listen", "127.0.0.1:0"];
     args.extend_from_slice(extra);
     let server = HttpServer::start("0", &args, &[]).await;
-    let ops = server
-        .stderr
-        .lock()
-        .expect("stderr lock")
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("coderun mcp: serving the operations endpoints at http://")
-                .map(|rest| rest.trim_end_matches('/').to_owned())
-        })
-        .expect("the operations address");
+    let ops = server.ops();
     Replica { server, ops }
 }
 
@@ -334,6 +325,24 @@ async fn load(peer: &rmcp::Peer<RoleClient>, ns: std::ops::Range<u64>) -> Vec<u6
         .await
 }
 
+/// Retries the calls of `failed` through the balancer, up to five rounds
+/// 300 ms apart (HAProxy takes a check to mark a replica down): those that
+/// still fail.
+async fn retry(peer: &rmcp::Peer<RoleClient>, mut failed: Vec<u64>) -> Vec<u64> {
+    for _ in 0..5 {
+        if failed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut again = Vec::new();
+        for n in failed {
+            again.extend(load(peer, n..n + 1).await);
+        }
+        failed = again;
+    }
+    failed
+}
+
 /// A replica killed (SIGKILL) under load: its calls fail, never with a
 /// wrong result, and succeed when retried through the balancer; the runs
 /// paused before it died resume on the survivors, each approved call run
@@ -375,18 +384,7 @@ async fn a_replica_killed_or_drained_under_load_loses_nothing() {
     replicas[0].server.child.start_kill().expect("SIGKILL");
     let failed = loading.await.expect("the load task");
     assert!(!failed.is_empty(), "the killed replica had calls in flight");
-    let mut left = failed;
-    for _ in 0..5 {
-        if left.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let mut again = Vec::new();
-        for n in left {
-            again.extend(load(client.peer(), n..n + 1).await);
-        }
-        left = again;
-    }
+    let left = retry(client.peer(), failed).await;
     assert!(
         left.is_empty(),
         "calls that failed again through the survivors: {left:?}"
@@ -420,18 +418,7 @@ async fn a_replica_killed_or_drained_under_load_loses_nothing() {
     let loading = tokio::spawn(async move { load(&peer, 0..200).await });
     tokio::time::sleep(Duration::from_millis(150)).await;
     super::shutdown::signal(&replicas[1].server.child, nix::sys::signal::Signal::SIGTERM)();
-    let mut left = loading.await.expect("the load task");
-    for _ in 0..5 {
-        if left.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let mut again = Vec::new();
-        for n in left {
-            again.extend(load(client.peer(), n..n + 1).await);
-        }
-        left = again;
-    }
+    let left = retry(client.peer(), loading.await.expect("the load task")).await;
     assert!(
         left.is_empty(),
         "calls that failed again after the drain: {left:?}"
