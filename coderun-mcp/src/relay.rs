@@ -44,31 +44,28 @@
 )]
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::InputResponses;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
-    Implementation, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    ResourceUpdatedNotificationParam, SamplingCapability, UrlElicitationCapability,
+    ClientCapabilities, InputResponses, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProgressToken,
 };
-use rmcp::model::{
-    CreateMessageRequest, ElicitRequest, InputRequest, JsonRpcMessage, ServerNotification,
-};
-use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::task_manager::{TaskContext, TaskExit};
-
-mod inputs;
-
-pub(crate) use inputs::CallInputs;
-pub(crate) use inputs::{answers as upstream_answers, requests as upstream_requests};
-use rmcp::transport::Transport;
-use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
+use rmcp::task_manager::TaskContext;
+use rmcp::{ErrorData, Peer, RoleServer};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+mod changes;
+mod client;
+mod inputs;
+
+use changes::Subscription;
+
+pub(crate) use client::{Tap, UpstreamClient};
+pub(crate) use inputs::CallInputs;
+pub(crate) use inputs::{answers as upstream_answers, requests as upstream_requests};
 
 use crate::logging::{SessionLevel, allows};
 use crate::progress::ProgressRoutes;
@@ -138,28 +135,6 @@ pub(crate) struct Relay {
     /// resource and prompt lists (mode both and native).
     clients: Mutex<Vec<Peer<RoleServer>>>,
 }
-
-/// The most client sessions told of list changes.
-const MAX_LISTENING_CLIENTS: usize = 10_000;
-
-/// Which of an upstream's lists changed.
-#[derive(Debug, Clone, Copy)]
-enum ListChanged {
-    Tools,
-    Resources,
-    Prompts,
-}
-
-/// One client session's subscription to an upstream's resource.
-struct Subscription {
-    upstream: String,
-    uri: String,
-    session: u64,
-    client: Peer<RoleServer>,
-}
-
-/// The most resource subscriptions held for all clients together.
-const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every update is one insert or remove: the maps survive a panic.
@@ -246,67 +221,6 @@ impl Relay {
         }
     }
 
-    /// Records that client `session` subscribed to `upstream`'s `uri`.
-    pub(crate) fn subscribe(
-        &self,
-        upstream: &str,
-        uri: &str,
-        session: u64,
-        client: &Peer<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        let mut subscriptions = lock(&self.subscriptions);
-        // The subscriptions of sessions that ended go first.
-        subscriptions.retain(|held| !held.client.is_transport_closed());
-        if subscriptions
-            .iter()
-            .any(|held| held.uri == uri && held.session == session)
-        {
-            return Ok(());
-        }
-        if subscriptions.len() >= MAX_SUBSCRIPTIONS {
-            return Err(ErrorData::internal_error(
-                format!("coderun holds {MAX_SUBSCRIPTIONS} resource subscriptions already"),
-                None,
-            ));
-        }
-        subscriptions.push(Subscription {
-            upstream: upstream.to_owned(),
-            uri: uri.to_owned(),
-            session,
-            client: client.clone(),
-        });
-        Ok(())
-    }
-
-    /// Forgets client `session`'s subscription to `uri`; the upstream to
-    /// unsubscribe from, if no other session still wants its updates.
-    pub(crate) fn unsubscribe(&self, uri: &str, session: u64) -> Option<String> {
-        let mut subscriptions = lock(&self.subscriptions);
-        let at = subscriptions
-            .iter()
-            .position(|held| held.uri == uri && held.session == session)?;
-        let gone = subscriptions.remove(at);
-        let wanted = subscriptions
-            .iter()
-            .any(|held| held.uri == uri && held.upstream == gone.upstream);
-        (!wanted).then_some(gone.upstream)
-    }
-
-    /// Tells every client subscribed to `upstream`'s `uri` that it changed.
-    fn resource_updated(&self, upstream: &str, params: &ResourceUpdatedNotificationParam) {
-        let clients: Vec<Peer<RoleServer>> = lock(&self.subscriptions)
-            .iter()
-            .filter(|held| held.upstream == upstream && held.uri == params.uri)
-            .map(|held| held.client.clone())
-            .collect();
-        for client in clients {
-            let params = params.clone();
-            tokio::spawn(async move {
-                let _ = client.notify_resource_updated(params).await;
-            });
-        }
-    }
-
     /// The answers a resumed run's client gave to its paused call's
     /// upstream, for the upstream call `call_id` (they are the first such
     /// call's: the paused call, dispatched again).
@@ -321,42 +235,6 @@ impl Relay {
                     .take()
             })
             .unwrap_or_default()
-    }
-
-    /// Records a client session to tell of list changes.
-    pub(crate) fn listen(&self, client: &Peer<RoleServer>) {
-        let mut clients = lock(&self.clients);
-        clients.retain(|held| !held.is_transport_closed());
-        if clients.len() < MAX_LISTENING_CLIENTS {
-            clients.push(client.clone());
-        }
-    }
-
-    /// Tells the listening clients that `upstream`'s `list` changed. The
-    /// tools are an exception: coderun serves the tools it listed at start.
-    fn list_changed(&self, upstream: &str, list: ListChanged) {
-        if let ListChanged::Tools = list {
-            tracing::warn!(
-                upstream = %upstream,
-                "the upstream's tools changed; coderun serves the tools it listed at start \
-                 (restart it to offer the new ones)"
-            );
-            return;
-        }
-        let clients: Vec<Peer<RoleServer>> = lock(&self.clients)
-            .iter()
-            .filter(|client| !client.is_transport_closed())
-            .cloned()
-            .collect();
-        for client in clients {
-            tokio::spawn(async move {
-                let _ = match list {
-                    ListChanged::Resources => client.notify_resource_list_changed().await,
-                    ListChanged::Prompts => client.notify_prompt_list_changed().await,
-                    ListChanged::Tools => Ok(()),
-                };
-            });
-        }
     }
 
     /// The span of the client call the upstream call `call_id` belongs to.
@@ -520,202 +398,5 @@ impl Drop for UpstreamCall {
         if let Some(forwarder) = self.forwarder.take() {
             forwarder.abort();
         }
-    }
-}
-
-/// An upstream's transport, watched: each progress notification is queued
-/// for its call as it is received, before rmcp, which hands notifications
-/// to tasks of their own, can reorder it or deliver the answer first.
-pub(crate) struct Tap<T> {
-    inner: T,
-    upstream: String,
-    relay: Arc<Relay>,
-}
-
-impl<T> Tap<T> {
-    pub(crate) fn new(inner: T, upstream: &str, relay: &Arc<Relay>) -> Self {
-        Self {
-            inner,
-            upstream: upstream.to_owned(),
-            relay: Arc::clone(relay),
-        }
-    }
-}
-
-impl<T: Transport<RoleClient>> Transport<RoleClient> for Tap<T> {
-    type Error = T::Error;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
-    }
-
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(notification) = &message {
-            match &notification.notification {
-                ServerNotification::ProgressNotification(progress) => self
-                    .relay
-                    .observe_progress(&self.upstream, progress.params.clone()),
-                ServerNotification::LoggingMessageNotification(log) => {
-                    self.relay.observe_log(&self.upstream, log.params.clone());
-                }
-                ServerNotification::ResourceUpdatedNotification(updated) => {
-                    self.relay.resource_updated(&self.upstream, &updated.params);
-                }
-                ServerNotification::ResourceListChangedNotification(_) => {
-                    self.relay
-                        .list_changed(&self.upstream, ListChanged::Resources);
-                }
-                ServerNotification::PromptListChangedNotification(_) => {
-                    self.relay
-                        .list_changed(&self.upstream, ListChanged::Prompts);
-                }
-                ServerNotification::ToolListChangedNotification(_) => {
-                    self.relay.list_changed(&self.upstream, ListChanged::Tools);
-                }
-                _ => {}
-            }
-        }
-        Some(message)
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
-    }
-}
-
-/// The client side of coderun's connection to one upstream.
-#[derive(Clone)]
-pub(crate) struct UpstreamClient {
-    upstream: String,
-    relay: Arc<Relay>,
-}
-
-impl UpstreamClient {
-    pub(crate) fn new(upstream: &str, relay: &Arc<Relay>) -> Self {
-        Self {
-            upstream: upstream.to_owned(),
-            relay: Arc::clone(relay),
-        }
-    }
-}
-
-/// Asks `caller`'s client for `request` without a request to it: as an
-/// input request of its task, answered with `tasks/update`; or, for a
-/// pausable call, from the answers of an earlier round, else by pausing
-/// the program (`inputs` are the asking call's). The answer read as `T`.
-async fn ask_later<T: serde::de::DeserializeOwned>(
-    caller: &Caller,
-    inputs: Option<&CallInputs>,
-    relay: &Relay,
-    request: InputRequest,
-) -> Result<T, ErrorData> {
-    let answer = if let Some(task) = &caller.task {
-        let key = format!(
-            "upstream-{}",
-            relay.inputs.fetch_add(1, Ordering::Relaxed) + 1
-        );
-        task.request_input(key, request)
-            .await
-            .map_err(|exit| match exit {
-                TaskExit::Error(error) => error,
-                TaskExit::Cancelled => ErrorData::internal_error("the task was cancelled", None),
-            })?
-    } else {
-        let Some(inputs) = inputs else {
-            return Err(ErrorData::invalid_request(
-                "coderun cannot relay this request to its client: the program has several calls \
-                 of this server in flight, and which one asked is unknown",
-                None,
-            ));
-        };
-        inputs.answer(&request).ok_or_else(|| {
-            ErrorData::internal_error(
-                "the client answers when it retries the program; this call is cancelled and \
-                 made again then",
-                None,
-            )
-        })?
-    };
-    serde_json::from_value(answer).map_err(|error| {
-        ErrorData::invalid_params(format!("the client's answer is not valid: {error}"), None)
-    })
-}
-
-fn relay_error(error: rmcp::ServiceError) -> ErrorData {
-    match error {
-        rmcp::ServiceError::McpError(error) => error,
-        other => ErrorData::internal_error(format!("the client did not answer: {other}"), None),
-    }
-}
-
-impl ClientHandler for UpstreamClient {
-    fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.sampling = Some(SamplingCapability::default());
-        let mut elicitation = ElicitationCapability::new();
-        elicitation.form = Some(FormElicitationCapability::default());
-        elicitation.url = Some(UrlElicitationCapability::default());
-        capabilities.elicitation = Some(elicitation);
-        ClientConfig::new(
-            capabilities,
-            Implementation::new("coderun", env!("CARGO_PKG_VERSION")),
-        )
-    }
-
-    async fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<CreateMessageResult, ErrorData> {
-        let (caller, inputs) =
-            self.relay
-                .asked(&self.upstream, "a sampling request", |capabilities| {
-                    capabilities.sampling.is_some()
-                })?;
-        if caller.task.is_some() || caller.pausable {
-            let request = InputRequest::CreateMessage(CreateMessageRequest::new(params));
-            return ask_later(&caller, inputs.as_deref(), &self.relay, request).await;
-        }
-        caller
-            .peer
-            .create_message(params)
-            .await
-            .map_err(relay_error)
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        let url = matches!(request, ElicitRequestParams::UrlElicitationParams { .. });
-        let (caller, inputs) =
-            self.relay
-                .asked(&self.upstream, "an elicitation request", |capabilities| {
-                    capabilities
-                        .elicitation
-                        .as_ref()
-                        .is_some_and(|elicitation| {
-                            if url {
-                                elicitation.url.is_some()
-                            } else {
-                                // A capability naming neither mode means form.
-                                elicitation.form.is_some() || elicitation.url.is_none()
-                            }
-                        })
-                })?;
-        if caller.task.is_some() || caller.pausable {
-            let request = InputRequest::Elicitation(ElicitRequest::new(request));
-            return ask_later(&caller, inputs.as_deref(), &self.relay, request).await;
-        }
-        caller
-            .peer
-            .create_elicitation(request)
-            .await
-            .map_err(relay_error)
     }
 }

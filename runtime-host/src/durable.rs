@@ -35,7 +35,8 @@ use crate::clock::Clock;
 pub(crate) use ledger::{Delivery, Divergence, Interruption, Ledger, RecordOverflow};
 pub(crate) use session::Session;
 pub use sign::SigningKey;
-pub(crate) use sign::{sha256_hex, sign, verify};
+pub use sign::sha256_hex;
+pub(crate) use sign::{sign, verify};
 
 /// The `format` of a [`RunRecord`].
 pub const RECORD_FORMAT: &str = "coderun.run-record";

@@ -166,6 +166,7 @@ pub use config::RuntimeConfig;
 pub use durable::{
     CONTINUATION_FORMAT, CallOutcome, Continuation, DurableError, FORMAT_VERSION, Interrupted,
     RECORD_FORMAT, RecordedBudgets, RecordedCall, RecordedNamespace, RunRecord, SigningKey,
+    sha256_hex,
 };
 pub use error::{ConfigError, MisuseError, RuntimeError};
 pub use failure::{CodeRunFailure, FailureKind};

@@ -34,8 +34,9 @@ impl fmt::Debug for SigningKey {
     }
 }
 
-/// Lowercase hex of SHA-256 of `bytes`.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+/// Lowercase hex of SHA-256 of `bytes`: how a record names its program
+/// (`program_sha256`) and guest.
+pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
