@@ -41,7 +41,7 @@ use coderun_runtime::{
 use serde_json::Value;
 use tokio::sync::{Notify, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::discovery::{self, DESCRIBE, PREAMBLE, SEARCH, UNKNOWN};
+use crate::discovery::{self, DESCRIBE, SEARCH, UNKNOWN};
 use crate::events::{DispatchEvent, summarize};
 use crate::hooks::Approval;
 use crate::registry::{Dispatch, Gate, ToolRegistry};
@@ -152,12 +152,10 @@ where
         Err(message) => return ToolResult::error(message),
     };
     let mut request = request.binding(run.namespace()).signal(run.signal.clone());
-    let mut preamble = PREAMBLE.to_owned();
     for global in registry.globals() {
         request = request.binding(global.namespace().clone());
-        preamble.push_str(global.preamble_text());
     }
-    let request = request.preamble(preamble);
+    let request = request.preamble(registry.preamble());
     let execution = runtime.run(request);
     tokio::pin!(execution);
     let outcome = tokio::select! {
@@ -471,73 +469,4 @@ fn normalize_arguments(tool: &Tool, arguments: Value) -> Result<Value, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tool(name: &str, schema: Value) -> Tool {
-        Tool::new(name, "", schema, |_, _| async { ToolResult::text("") })
-    }
-
-    #[test]
-    fn a_missing_argument_is_an_empty_object_when_the_parameter_is_optional() {
-        let optional = tool("list", json!({"type": "object", "properties": {"dir": {}}}));
-        assert_eq!(normalize_arguments(&optional, Value::Null), Ok(json!({})));
-    }
-
-    #[test]
-    fn a_missing_argument_is_refused_when_the_parameter_is_required() {
-        let required = tool(
-            "my-read",
-            json!({"type": "object", "properties": {"path": {}}, "required": ["path"]}),
-        );
-        assert_eq!(
-            normalize_arguments(&required, Value::Null),
-            Err("tools[\"my-read\"] expects an argument object; pass {} if it takes none".into())
-        );
-        assert_eq!(
-            normalize_arguments(&required, json!({"path": "a"})),
-            Ok(json!({"path": "a"}))
-        );
-    }
-
-    use serde_json::json;
-
-    fn run() -> Arc<Run> {
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(Tool::new("t", "", json!({}), |_, _| async {
-                ToolResult::text("ran")
-            }))
-            .unwrap();
-        Arc::new(Run::new(registry, "call_1"))
-    }
-
-    #[tokio::test]
-    async fn a_call_after_the_run_closed_is_not_dispatched() {
-        let run = run();
-        assert_eq!(run.call("t", json!({})).await, Ok(json!("ran")));
-        run.close(RUN_SETTLED);
-        assert_eq!(run.call("t", json!({})).await, Err(NOT_DISPATCHED.into()));
-        assert_eq!(run.signal.reason().as_deref(), Some(RUN_SETTLED));
-        run.drained().await;
-    }
-
-    #[tokio::test]
-    async fn a_queued_call_is_abandoned_when_the_run_closes() {
-        let run = run();
-        let held = run.turn(false).await.unwrap();
-        let queued = tokio::spawn({
-            let run = Arc::clone(&run);
-            async move { run.call("t", json!({})).await }
-        });
-        // Wait until the queued call is counted, then end the run.
-        while run.state().in_progress == 0 {
-            tokio::task::yield_now().await;
-        }
-        run.close(RUN_SETTLED);
-        run.drained().await;
-        assert_eq!(queued.await.unwrap(), Err(ABANDONED.into()));
-        drop(held);
-        assert_eq!(run.state().dispatched, 0);
-    }
-}
+mod tests;

@@ -4,19 +4,21 @@
 //! how a `run_code` program's calls come back here (`bridge`), are built on
 //! top of it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::future::Future;
-use std::hash::{BuildHasher as _, Hasher as _, RandomState};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use coderun_runtime::{AbortSignal, CodeRuntime, Continuation};
 use futures::FutureExt as _;
 use serde_json::{Value, json};
 
+mod paused;
+
+use self::paused::PausedRuns;
 use crate::catalog::Catalog;
 use crate::disclosure::{DEFAULT_MAX_SDK_BYTES, DEFAULT_SDK_BUDGET, Disclosure};
+use crate::discovery::PREAMBLE;
 use crate::events::{DispatchEvent, EventSink};
 use crate::globals::HostGlobal;
 use crate::hooks::{self, HookDecision, PostExecuteHook, PreExecuteHook};
@@ -71,6 +73,9 @@ struct Inner {
     handlers_pause: bool,
     /// Globals beside `tools` every program gets.
     globals: Vec<HostGlobal>,
+    /// What runs before each program: the discovery wrappers of `tools`,
+    /// then the globals' preambles (joined once, not per run).
+    preamble: String,
     /// The search index of `tools`, built on first use after a change.
     catalog: OnceLock<Arc<Catalog>>,
     /// Shared by every clone, before and after a change.
@@ -90,6 +95,7 @@ impl Default for Inner {
             post_execute: Vec::new(),
             handlers_pause: false,
             globals: Vec::new(),
+            preamble: PREAMBLE.to_owned(),
             event_sink: None,
             mode: Mode::default(),
             runtime: None,
@@ -137,46 +143,6 @@ impl Dispatch {
             ))
             .with_structured(json!({ "needs_approval": payload })),
         }
-    }
-}
-
-/// The continuations of paused `run_code` calls, oldest first.
-#[derive(Default)]
-struct PausedRuns {
-    runs: Mutex<VecDeque<(String, Continuation)>>,
-    next: AtomicU64,
-}
-
-impl PausedRuns {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<(String, Continuation)>> {
-        // Every update is one step: the queue stays consistent across a panic.
-        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn insert(&self, call_id: &str, continuation: Continuation) -> String {
-        // The id is a handle a client may echo back (MCP's requestState):
-        // a random part keeps one client from guessing another's.
-        let unguessable = RandomState::new().build_hasher().finish();
-        let id = format!(
-            "{call_id}:paused:{}:{unguessable:016x}",
-            self.next.fetch_add(1, Ordering::Relaxed) + 1
-        );
-        let mut runs = self.lock();
-        if runs.len() >= MAX_PAUSED {
-            runs.pop_front();
-        }
-        runs.push_back((id.clone(), continuation));
-        id
-    }
-
-    fn take(&self, id: &str) -> Option<Continuation> {
-        let mut runs = self.lock();
-        let at = runs.iter().position(|(key, _)| key == id)?;
-        runs.remove(at).map(|(_, continuation)| continuation)
-    }
-
-    fn len(&self) -> usize {
-        self.lock().len()
     }
 }
 
@@ -269,8 +235,15 @@ impl ToolRegistry {
     /// and the other globals' (a run with a clash fails with a message
     /// saying so).
     pub fn global(&mut self, global: HostGlobal) -> &mut Self {
-        self.inner_mut().globals.push(global);
+        let inner = self.inner_mut();
+        inner.preamble.push_str(global.preamble_text());
+        inner.globals.push(global);
         self
+    }
+
+    /// What runs before each program (see [`global`](Self::global)).
+    pub(crate) fn preamble(&self) -> &str {
+        &self.inner.preamble
     }
 
     /// The globals beside `tools` ([`global`](Self::global)).
@@ -541,35 +514,4 @@ impl std::fmt::Debug for ToolRegistry {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::{Value, json};
-
-    fn tool(name: &str, schema: Value) -> Tool {
-        Tool::new(name, "", schema, |_, _| async { ToolResult::text("") })
-    }
-
-    #[test]
-    fn duplicate_and_empty_names_are_refused() {
-        let mut registry = ToolRegistry::new();
-        registry.register(tool("a", json!({}))).unwrap();
-        let error = registry.register(tool("a", json!({}))).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "tool name \"a\" is already registered; tool names must be unique"
-        );
-        assert_eq!(
-            registry.register(tool("", json!({}))).unwrap_err(),
-            RegistryError::EmptyName
-        );
-    }
-
-    #[test]
-    fn clones_do_not_see_later_changes() {
-        let mut registry = ToolRegistry::new();
-        let before = registry.clone();
-        registry.register(tool("a", json!({}))).unwrap();
-        assert!(before.tools().is_empty());
-        assert_eq!(registry.tools().len(), 1);
-    }
-}
+mod tests;
