@@ -25,6 +25,7 @@ use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::{Namespace, Outcome, Settings};
 
 mod bindings;
+mod fetch;
 mod natives;
 mod outcome;
 
@@ -94,6 +95,8 @@ thread_local! {
 struct Resolvers {
     resolve: Persistent<Function<'static>>,
     reject: Persistent<Function<'static>>,
+    /// A `fetch`: it resolves with the response's head and body.
+    fetch: bool,
 }
 
 /// Creates the runtime and context once; later calls do nothing.
@@ -128,6 +131,8 @@ pub fn initialize() {
                 natives.set("now", Function::new(ctx.clone(), now)?.with_name("now")?)?;
                 natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
                 natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
+                natives.set("hostFetch", Function::new(ctx.clone(), fetch::host_fetch)?)?;
+                natives.set("cancelFetch", Function::new(ctx.clone(), fetch::cancel_fetch)?)?;
                 crate::web::register(&ctx, &natives)?;
                 let modules = crate::web::modules(&ctx)?;
                 let mut options = EvalOptions::default();
@@ -422,6 +427,10 @@ fn settle<'js>(
         return Ok(());
     };
     let rejection = match settled.outcome {
+        Ok(json) if resolvers.fetch => match fetch::response(ctx, settled.id, json) {
+            Ok(head) => return resolvers.resolve.restore(ctx)?.call((head,)),
+            Err(why) => why,
+        },
         Ok(json) => {
             if let Some(value) = json_literal(ctx, &json) {
                 return resolvers.resolve.restore(ctx)?.call((value,));

@@ -173,7 +173,7 @@ fn promise_state<'js>(ctx: Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Opti
     unsafe_code,
     reason = "rquickjs exposes a typed array's bytes only as a raw slice"
 )]
-fn bytes_of(array: &TypedArray<'_, u8>) -> Vec<u8> {
+pub(crate) fn bytes_of(array: &TypedArray<'_, u8>) -> Vec<u8> {
     // SAFETY: the slice is copied before any JavaScript runs again, so the
     // engine cannot detach, resize or write the buffer while it is read.
     array

@@ -30,8 +30,11 @@ use crate::bindings::{BindingResult, CodeBindingFunction};
 use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
 use crate::durable::{CallOutcome, Delivery, Divergence, Interruption, Ledger};
+use crate::egress::{self, RunEgress};
 use crate::failure::ProtocolViolation;
-use crate::guest::{Host, LogLevel as GuestLogLevel, Namespace, SettledCall, StartedCall};
+use crate::guest::{
+    FetchRequest, Host, LogLevel as GuestLogLevel, Namespace, SettledCall, StartedCall,
+};
 use crate::json;
 use crate::output::{self, Output};
 use crate::result::LogLevel;
@@ -44,6 +47,14 @@ struct Binding {
     name: String,
     label: String,
     function: CodeBindingFunction,
+}
+
+mod fetch;
+
+/// A live call's outcome, as it arrives from its task.
+pub(crate) enum Arrival {
+    Binding(BindingResult),
+    Fetch(egress::Answer),
 }
 
 /// A call's outcome, ready to deliver.
@@ -88,8 +99,10 @@ pub(crate) struct Calls {
     /// Replayed calls that settled in the record, by the rank their
     /// delivery had there (calls never delivered last, by step).
     replayed: BTreeMap<(u64, u64), u64>,
-    sender: mpsc::UnboundedSender<(u64, BindingResult)>,
-    receiver: mpsc::UnboundedReceiver<(u64, BindingResult)>,
+    sender: mpsc::UnboundedSender<(u64, Arrival)>,
+    receiver: mpsc::UnboundedReceiver<(u64, Arrival)>,
+    /// The run's `fetch` calls: its policy, and what they hold.
+    egress: RunEgress,
 }
 
 impl Calls {
@@ -99,6 +112,7 @@ impl Calls {
         functions: Vec<Vec<CodeBindingFunction>>,
         ledger: Ledger,
         clock: RunClock,
+        egress: RunEgress,
     ) -> Self {
         let (sender, receiver) = mpsc::unbounded_channel();
         let bindings = namespaces
@@ -133,6 +147,7 @@ impl Calls {
             replayed: BTreeMap::new(),
             sender,
             receiver,
+            egress,
         }
     }
 
@@ -146,9 +161,24 @@ impl Calls {
     }
 
     /// Buffers a live call's outcome as it arrives, and records it.
-    fn arrive(&mut self, id: u64, result: BindingResult) -> wasmtime::Result<()> {
+    fn arrive(&mut self, id: u64, arrival: Arrival) -> wasmtime::Result<()> {
+        let (settled, recorded, bytes) = match arrival {
+            Arrival::Binding(result) => self.binding_outcome(result),
+            Arrival::Fetch(answer) => self.fetch_outcome(id, answer),
+        };
+        if let Some(recorded) = recorded {
+            self.ledger.settled(id, recorded, bytes)?;
+        }
+        self.settled.insert(id, settled);
+        self.arrivals.push_back(id);
+        Ok(())
+    }
+
+    /// A binding's result as the program gets it, as the record keeps it,
+    /// and its size there.
+    fn binding_outcome(&self, result: BindingResult) -> (Settled, Option<CallOutcome>, usize) {
         let recording = self.ledger.is_recording();
-        let (settled, recorded, bytes) = match result {
+        match result {
             Ok(value) => {
                 let json = value.to_string();
                 let bytes = json.len();
@@ -187,13 +217,40 @@ impl Calls {
                     (Settled::Error(message), recorded, bytes)
                 }
             },
-        };
-        if let Some(recorded) = recorded {
-            self.ledger.settled(id, recorded, bytes)?;
+        }
+    }
+
+    /// Why no call may start now, if the program has too many in flight.
+    fn no_room(&self, held: u32) -> Option<String> {
+        // A guest that understates `held` only keeps more outcomes in its
+        // own memory: the host holds none of them.
+        (self.in_flight.len().saturating_add(held as usize) >= self.max_pending).then(|| {
+            format!(
+                "too many binding calls in flight: at most {} may be pending at once \
+                 (config.max_pending_calls); await some before starting more",
+                self.max_pending
+            )
+        })
+    }
+
+    /// Call `id`, answered from the record: delivered in the record's order.
+    fn replayed(&mut self, id: u64, settled: Settled, rank: Option<u64>) {
+        if !matches!(settled, Settled::Never) {
+            self.replayed.insert((rank.unwrap_or(u64::MAX), id), id);
         }
         self.settled.insert(id, settled);
-        self.arrivals.push_back(id);
-        Ok(())
+    }
+
+    /// Runs live call `id` on a task of its own; it reports back through
+    /// the run's channel.
+    fn spawn(&mut self, id: u64, call: futures::future::BoxFuture<'static, Arrival>) {
+        self.outstanding += 1;
+        let sender = self.sender.clone();
+        tokio::spawn(async move {
+            let arrival = call.await;
+            // The run may be over; then nobody listens and that is fine.
+            let _ = sender.send((id, arrival));
+        });
     }
 
     /// The next call to deliver, if one is ready.
@@ -303,14 +360,8 @@ impl Host for RunState {
             ))
             .into());
         };
-        // A guest that understates `held` only keeps more outcomes in its
-        // own memory: the host holds none of them.
-        if calls.in_flight.len().saturating_add(held as usize) >= calls.max_pending {
-            return Ok(Err(format!(
-                "too many binding calls in flight: at most {} may be pending at once \
-                 (config.max_pending_calls); await some before starting more",
-                calls.max_pending
-            )));
+        if let Some(refusal) = calls.no_room(held) {
+            return Ok(Err(refusal));
         }
         if args_json.len() > calls.max_argument_bytes {
             return Ok(Err(format!(
@@ -340,10 +391,7 @@ impl Host for RunState {
                 CallOutcome::Interrupt(payload) => Settled::Interrupt(payload),
                 CallOutcome::Unsettled => Settled::Never,
             };
-            if !matches!(settled, Settled::Never) {
-                calls.replayed.insert((rank.unwrap_or(u64::MAX), id), id);
-            }
-            calls.settled.insert(id, settled);
+            calls.replayed(id, settled, rank);
             return Ok(Ok(StartedCall { id, settled: None }));
         }
         // A panicking binding is a host bug, but it must not leave the
@@ -363,17 +411,11 @@ impl Host for RunState {
         // the task polls it again with a real waker.
         let mut cx = Context::from_waker(Waker::noop());
         if let Poll::Ready(result) = call.as_mut().poll(&mut cx) {
-            calls.arrive(id, result)?;
+            calls.arrive(id, Arrival::Binding(result))?;
             let settled = calls.deliver_at_once(id)?;
             return Ok(Ok(StartedCall { id, settled }));
         }
-        calls.outstanding += 1;
-        let sender = calls.sender.clone();
-        tokio::spawn(async move {
-            let result = call.await;
-            // The run may be over; then nobody listens and that is fine.
-            let _ = sender.send((id, result));
-        });
+        calls.spawn(id, call.map(Arrival::Binding).boxed());
         Ok(Ok(StartedCall { id, settled: None }))
     }
 
@@ -423,6 +465,23 @@ impl Host for RunState {
             calls.outstanding -= 1;
             calls.arrive(id, result)?;
         }
+    }
+
+    fn start_fetch(
+        &mut self,
+        request: FetchRequest,
+        held: u32,
+    ) -> wasmtime::Result<Result<StartedCall, String>> {
+        self.calls.start_fetch(request, held)
+    }
+
+    fn take_body(&mut self, id: u64) -> wasmtime::Result<Vec<u8>> {
+        Ok(self.calls.egress.take_body(id))
+    }
+
+    fn cancel_fetch(&mut self, id: u64) -> wasmtime::Result<()> {
+        self.calls.egress.cancel(id);
+        Ok(())
     }
 
     fn log(&mut self, level: GuestLogLevel, line: String) -> wasmtime::Result<()> {

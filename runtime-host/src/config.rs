@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::durable::SigningKey;
+use crate::egress::{NetworkPolicy, Policy};
 use crate::error::ConfigError;
 use crate::output::MIN_BUDGET_BYTES;
 
@@ -59,6 +60,7 @@ pub struct RuntimeConfig {
     continuation_ttl: Duration,
     continuation_key: Option<SigningKey>,
     compile_cache_dir: Option<PathBuf>,
+    network: NetworkPolicy,
 }
 
 impl Default for RuntimeConfig {
@@ -80,6 +82,7 @@ impl Default for RuntimeConfig {
             continuation_ttl: Duration::from_secs(7 * 24 * 60 * 60),
             continuation_key: None,
             compile_cache_dir: None,
+            network: NetworkPolicy::default(),
         }
     }
 }
@@ -271,6 +274,22 @@ impl RuntimeConfig {
         self
     }
 
+    /// What programs' `fetch` may reach: origins, methods, paths, secrets,
+    /// and the caps on requests (see [`NetworkPolicy`]). A request may
+    /// replace it ([`CodeRunRequest::network`](crate::CodeRunRequest::network)).
+    ///
+    /// By default it allows nothing: `fetch` rejects with a `TypeError`
+    /// saying the policy allows no network access.
+    pub fn network(&mut self, policy: NetworkPolicy) -> &mut Self {
+        self.network = policy;
+        self
+    }
+
+    /// See [`network`](Self::network).
+    pub fn get_network(&self) -> &NetworkPolicy {
+        &self.network
+    }
+
     /// See [`continuation_key`](Self::continuation_key).
     pub fn get_continuation_key(&self) -> Option<&SigningKey> {
         self.continuation_key.as_ref()
@@ -292,6 +311,9 @@ impl RuntimeConfig {
         }
         if self.fuel == 0 {
             return Err(fail("fuel", "must be positive", self.fuel));
+        }
+        if let Err(why) = Policy::compile(&self.network) {
+            return Err(fail("network", "must be a valid network policy", why));
         }
         if self.wall_clock.is_zero() || self.wall_clock > MAX_WALL_CLOCK {
             return Err(fail(

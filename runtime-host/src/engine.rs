@@ -10,6 +10,7 @@ use crate::clock::{Clock, RunClock};
 use crate::compile_cache;
 use crate::config::RuntimeConfig;
 use crate::durable::Ledger;
+use crate::egress::{Policy, RunEgress};
 use crate::epoch::EpochTicker;
 use crate::error::RuntimeError;
 use crate::guest::{Guest, GuestPre};
@@ -130,6 +131,7 @@ impl CompiledGuest {
             limiter,
             (&[], Vec::new()),
             (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
+            RunEgress::new(std::sync::Arc::new(Policy::closed())),
         );
         let mut store = wasmtime::Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limiter);

@@ -30,6 +30,9 @@ pub enum MisuseError {
         /// The byte offset of the first line terminator.
         at: usize,
     },
+    /// The request's network policy is invalid: the message names the key.
+    #[error("the request's network policy is invalid: {0}")]
+    InvalidNetworkPolicy(String),
     /// The record or continuation cannot be replayed or resumed here.
     #[error(transparent)]
     Durable(#[from] crate::durable::DurableError),

@@ -8,17 +8,22 @@ wasmtime::component::bindgen!({
     // `wit` links to the repository's `wit/`, the one definition of the
     // boundary (the guest reads it too); packaging copies it in.
     path: "wit",
-    // Only `wait-settled` can block; the other two return at once, and a
+    // Only `wait-settled` can block; the others return at once, and a
     // synchronous import skips the future wasmtime builds for an async one.
     imports: {
         "coderun:sandbox/host.start-call": trappable,
         "coderun:sandbox/host.log": trappable,
+        "coderun:sandbox/host.start-fetch": trappable,
+        "coderun:sandbox/host.take-body": trappable,
+        "coderun:sandbox/host.cancel-fetch": trappable,
         default: async | trappable,
     },
     exports: { default: async },
 });
 
-pub(crate) use coderun::sandbox::host::{Host, LogLevel, SettledCall, StartedCall};
+pub(crate) use coderun::sandbox::host::{
+    FetchRequest, Host, LogLevel, RedirectMode, SettledCall, StartedCall,
+};
 pub(crate) use exports::coderun::sandbox::program::{
     Function as Declared, Namespace, Outcome, Settings,
 };

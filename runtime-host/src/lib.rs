@@ -69,6 +69,7 @@ mod clock;
 mod compile_cache;
 mod config;
 mod durable;
+mod egress;
 mod engine;
 mod epoch;
 mod error;
@@ -168,6 +169,7 @@ pub use durable::{
     RECORD_FORMAT, RecordedBudgets, RecordedCall, RecordedNamespace, RunRecord, SigningKey,
     sha256_hex,
 };
+pub use egress::{AllowRule, NetworkPolicy, Secret};
 pub use error::{ConfigError, MisuseError, RuntimeError};
 pub use failure::{CodeRunFailure, FailureKind};
 pub use output::shorten;

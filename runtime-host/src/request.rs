@@ -8,6 +8,7 @@ use crate::abort::AbortSignal;
 use crate::bindings::CodeBindingNamespace;
 use crate::clock::Clock;
 use crate::durable::{Continuation, RunRecord};
+use crate::egress::NetworkPolicy;
 
 /// One run: the program and everything the runtime acts on. Budgets are the
 /// runtime's configuration, never part of a request.
@@ -50,6 +51,11 @@ pub struct CodeRunRequest {
     /// answers, never the host's; a name it lacks ends the run as an
     /// `exception` (`RangeError`) that says so. Records keep it.
     pub time_zone: Option<String>,
+    /// What the program's `fetch` may reach in this run, replacing the
+    /// runtime's policy ([`RuntimeConfig::network`](crate::RuntimeConfig::network));
+    /// `None`: the runtime's. A replayed fetch is answered from the record
+    /// without it.
+    pub network: Option<NetworkPolicy>,
     pub(crate) durable: Option<Durable>,
 }
 
@@ -76,6 +82,7 @@ impl CodeRunRequest {
             record: false,
             preamble: None,
             time_zone: None,
+            network: None,
             durable: None,
         }
     }
@@ -156,6 +163,12 @@ impl CodeRunRequest {
     /// Sets the preamble (the `preamble` field).
     pub fn preamble(mut self, preamble: impl Into<String>) -> Self {
         self.preamble = Some(preamble.into());
+        self
+    }
+
+    /// Sets the run's network policy (the `network` field).
+    pub fn network(mut self, policy: NetworkPolicy) -> Self {
+        self.network = Some(policy);
         self
     }
 

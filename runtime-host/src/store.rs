@@ -16,6 +16,7 @@ use crate::calls::Calls;
 use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
 use crate::durable::Ledger;
+use crate::egress::RunEgress;
 use crate::guest::Namespace;
 use crate::memory::MemoryLimiter;
 use crate::output::LogLedger;
@@ -42,6 +43,7 @@ impl RunState {
         limiter: MemoryLimiter,
         (namespaces, functions): (&[Namespace], Vec<Vec<CodeBindingFunction>>),
         (ledger, clock, seed): (Ledger, RunClock, u64),
+        egress: RunEgress,
     ) -> Self {
         // No environment, arguments, files, sockets or stdin: the guest
         // reaches the host only through its bindings. Its randomness
@@ -61,7 +63,7 @@ impl RunState {
             limiter,
             logs: LogLedger::new(config.get_max_log_bytes()),
             positions: None,
-            calls: Calls::new(config, namespaces, functions, ledger, clock),
+            calls: Calls::new(config, namespaces, functions, ledger, clock, egress),
         }
     }
 }

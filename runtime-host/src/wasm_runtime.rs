@@ -37,8 +37,9 @@ use crate::bindings;
 use crate::clock::{Clock, RunClock};
 use crate::config::RuntimeConfig;
 use crate::durable::{Interruption, Ledger, Session};
+use crate::egress::{Policy, RunEgress};
 use crate::engine::CompiledGuest;
-use crate::error::{MisuseError, RuntimeError};
+use crate::error::{ConfigError, MisuseError, RuntimeError};
 use crate::failure::{self, CodeRunFailure};
 use crate::guest::{Outcome, Settings};
 use crate::memory::{self, MemoryBudget, MemoryLimiter};
@@ -86,6 +87,8 @@ struct Inner {
     idle: Notify,
     disposed: AtomicBool,
     dispose_signal: AbortController,
+    /// `config.network`, compiled.
+    network: Arc<Policy>,
 }
 
 /// Counts a run as active for `dispose` while it lives.
@@ -120,6 +123,11 @@ impl WasmCodeRuntime {
     /// (or reuses, within this process) the guest component.
     pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
         config.validate()?;
+        let network = Policy::compile(config.get_network()).map_err(|why| ConfigError {
+            key: "network",
+            requirement: "must be a valid network policy".into(),
+            value: why,
+        })?;
         let guest = CompiledGuest::new(&config)?;
         let initial_memory = guest.initial_memory(&config)?;
         let budget = config
@@ -142,6 +150,7 @@ impl WasmCodeRuntime {
                 idle: Notify::new(),
                 disposed: AtomicBool::new(false),
                 dispose_signal: AbortController::new(),
+                network: Arc::new(network),
             }),
         })
     }
@@ -196,6 +205,7 @@ impl WasmCodeRuntime {
             record,
             preamble,
             time_zone,
+            network,
             durable,
         } = request;
         if inner.disposed.load(Ordering::SeqCst) {
@@ -214,6 +224,12 @@ impl WasmCodeRuntime {
             &program,
             &mut bindings,
         )?;
+        let network = match network {
+            None => inner.network.clone(),
+            Some(policy) => {
+                Arc::new(Policy::compile(&policy).map_err(MisuseError::InvalidNetworkPolicy)?)
+            }
+        };
         let plan = bindings::plan(&bindings)?;
         drop(bindings);
         if let Some(reason) = signal.as_ref().and_then(AbortSignal::reason) {
@@ -295,6 +311,7 @@ impl WasmCodeRuntime {
                 limiter,
                 (&plan.namespaces, plan.functions),
                 (ledger, RunClock::new(session.clock), session.seed),
+                RunEgress::new(network),
             )
             .with_positions(transformed.clone()),
         );
@@ -400,6 +417,7 @@ impl WasmCodeRuntime {
                 MemoryLimiter::probe(max_memory),
                 (&[], Vec::new()),
                 (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
+                RunEgress::new(inner.network.clone()),
             ),
         );
         store.limiter(|state| &mut state.limiter);

@@ -107,11 +107,23 @@ pub(super) fn escapes(cases: &mut Vec<Case>) {
         Ok,
         "undefined",
     ));
+    // The runtime's default network policy allows nothing: the metadata
+    // service and every other address are out of reach.
     cases.push(case(
         "escape: fetch",
-        "return typeof fetch",
+        "try { await fetch('http://169.254.169.254/latest/meta-data/'); return 'reached' } \
+         catch (e) { return `${e.name}: ${e.message}` }",
         Ok,
-        "undefined",
+        "TypeError: fetch GET http://169.254.169.254/latest/meta-data/: refused by the network \
+         policy: it allows no network access",
+    ));
+    // Refused requests count: a loop of them ends at maxRequests (50).
+    cases.push(case(
+        "escape: fetch in a loop",
+        "let last; for (let i = 0; i < 1000; i++) { try { await fetch('https://example.com/' + i) } \
+         catch (e) { last = e.message } } return last",
+        Ok,
+        "this run has made its maximum of 50 requests",
     ));
     cases.push(case(
         "escape: WebAssembly",

@@ -12,6 +12,7 @@ mod bindings;
 mod budgets;
 mod console;
 mod durable;
+mod egress;
 mod fetch;
 mod hostile;
 mod intl;

@@ -202,7 +202,14 @@ async fn snapshot(wasm: &[u8]) -> anyhow::Result<Vec<u8>> {
     let mut linker = Linker::new(&engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     let mut host = linker.instance("coderun:sandbox/host@0.1.0")?;
-    for name in ["start-call", "wait-settled", "log"] {
+    for name in [
+        "start-call",
+        "wait-settled",
+        "log",
+        "start-fetch",
+        "take-body",
+        "cancel-fetch",
+    ] {
         host.func_new(name, move |_, _, _, _| {
             wasmtime::bail!("the guest called coderun:sandbox/host#{name} during initialisation")
         })?;

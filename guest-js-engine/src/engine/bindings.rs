@@ -104,6 +104,7 @@ pub(super) fn host_call<'js>(
             let resolvers = Resolvers {
                 resolve: Persistent::save(&ctx, resolve),
                 reject: Persistent::save(&ctx, reject),
+                fetch: false,
             };
             STATE.with(|state| {
                 state.pending.borrow_mut().insert(id, resolvers);

@@ -11,6 +11,7 @@
   const { argumentsRequired, defineIterator, brand } = host.idl;
   const TypeErrorCtor = TypeError;
   const SymbolIterator = Symbol.iterator;
+  const ObjectCreate = Object.create;
   const ReflectOwnKeys = Reflect.ownKeys;
   const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const uncurry = Function.prototype.bind.bind(Function.prototype.call);
@@ -174,20 +175,28 @@
     // values of one name joined by ", ", each set-cookie value apart.
     static sorted(headers) {
       const list = headers.#list;
+      // Grouped by lowercased name in one pass: O(n log n), not O(n²).
+      const groups = ObjectCreate(null);
       const names = [];
-      for (const [n] of list) {
-        const lower = toLowerCase(n);
-        if (!names.includes(lower)) names.push(lower);
+      for (let i = 0; i < list.length; i++) {
+        const lower = toLowerCase(list[i][0]);
+        const group = groups[lower];
+        if (group === undefined) {
+          groups[lower] = [list[i][1]];
+          names[names.length] = lower;
+        } else {
+          group[group.length] = list[i][1];
+        }
       }
       names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       const out = [];
-      for (const name of names) {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        const values = groups[name];
         if (name === 'set-cookie') {
-          for (const [n, v] of list) if (toLowerCase(n) === name) out.push([name, v]);
+          for (let j = 0; j < values.length; j++) out[out.length] = [name, values[j]];
         } else {
-          const values = [];
-          for (const [n, v] of list) if (toLowerCase(n) === name) values.push(v);
-          out.push([name, values.join(', ')]);
+          out[out.length] = [name, values.join(', ')];
         }
       }
       return out;
@@ -198,5 +207,5 @@
   delete Headers.sorted;
   defineIterator(Headers, 'Headers', (headers) => sorted(headers));
 
-  return { Headers: brand(Headers, 'Headers'), freeze: (headers) => weakAdd(immutable, headers) };
+  return { Headers: brand(Headers, 'Headers'), freeze: (headers) => weakAdd(immutable, headers), sorted };
 })

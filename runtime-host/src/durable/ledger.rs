@@ -109,13 +109,29 @@ impl Ledger {
                     return Err(divergence(
                         step,
                         format!(
-                            "the program called {label} where the record has {}",
-                            crate::bindings::property_access(
-                                &recorded.namespace,
-                                &recorded.function
-                            )
+                            "the program {} where the record has {}",
+                            if namespace.is_empty() {
+                                format!("made {label}")
+                            } else {
+                                format!("called {label}")
+                            },
+                            name_of(recorded)
                         ),
                     ));
+                }
+                if &recorded.arguments != arguments && namespace.is_empty() {
+                    let what = if label == name_of(recorded) {
+                        format!(
+                            "the program made {label} with other headers, redirect mode or \
+                             body than the record's"
+                        )
+                    } else {
+                        format!(
+                            "the program made {label} where the record has {}",
+                            name_of(recorded)
+                        )
+                    };
+                    return Err(divergence(step, what));
                 }
                 if &recorded.arguments != arguments {
                     return Err(divergence(
@@ -137,7 +153,12 @@ impl Ledger {
                 return Err(divergence(
                     step,
                     format!(
-                        "the program called {label}, but the record has only {} call(s)",
+                        "the program {} {label}, but the record has only {} call(s)",
+                        if namespace.is_empty() {
+                            "made"
+                        } else {
+                            "called"
+                        },
                         self.replay.len()
                     ),
                 ));
@@ -218,6 +239,16 @@ impl Ledger {
     fn call(&mut self, step: u64) -> Option<&mut RecordedCall> {
         let index = usize::try_from(step.checked_sub(1)?).ok()?;
         self.calls.as_mut()?.get_mut(index)
+    }
+}
+
+/// How a divergence names a recorded call: `tools.search`, or a fetch's
+/// method and URL.
+fn name_of(call: &RecordedCall) -> String {
+    if call.namespace.is_empty() {
+        crate::egress::name_recorded(&call.arguments)
+    } else {
+        crate::bindings::property_access(&call.namespace, &call.function)
     }
 }
 

@@ -1,0 +1,101 @@
+//! `fetch`'s natives: a request handed to the host (which alone decides
+//! whether it is sent, under its network policy), and the response it
+//! answers with, made into the head object `web/fetch.js` builds a
+//! `Response` from.
+
+use rquickjs::{Array, ArrayBuffer, Coerced, Ctx, Exception, Object, Persistent, TypedArray, Value};
+
+use super::{Resolvers, STATE};
+use crate::coderun::sandbox::host::{self, FetchRequest, RedirectMode};
+
+/// Starts a fetch: `[id, promise]`, the promise settled by the event loop
+/// like a binding call's (with the head object of [`response`]). Throws
+/// the host's message when it refuses to start the call at all.
+pub(super) fn host_fetch<'js>(
+    ctx: Ctx<'js>,
+    method: String,
+    url: String,
+    headers: Array<'js>,
+    redirect: String,
+    body: Option<TypedArray<'js, u8>>,
+) -> rquickjs::Result<Array<'js>> {
+    let mut list = Vec::with_capacity(headers.len());
+    for pair in headers.iter::<Array<'js>>() {
+        let pair = pair?;
+        list.push((pair.get::<String>(0)?, pair.get::<String>(1)?));
+    }
+    let redirect = match redirect.as_str() {
+        "error" => RedirectMode::Error,
+        "manual" => RedirectMode::Manual,
+        _ => RedirectMode::Follow,
+    };
+    let request = FetchRequest {
+        method,
+        url,
+        headers: list,
+        redirect,
+        body: body.as_ref().map(crate::web::bytes_of),
+    };
+    // The promise first: once the host has the call, nothing may fail
+    // before its resolvers are recorded.
+    let (promise, resolve, reject) = ctx.promise()?;
+    let held = STATE.with(|state| state.ready.borrow().len());
+    let held = u32::try_from(held).unwrap_or(u32::MAX);
+    match host::start_fetch(&request, held) {
+        Ok(host::StartedCall { id, settled }) => {
+            let resolvers = Resolvers {
+                resolve: Persistent::save(&ctx, resolve),
+                reject: Persistent::save(&ctx, reject),
+                fetch: true,
+            };
+            STATE.with(|state| {
+                state.pending.borrow_mut().insert(id, resolvers);
+                if let Some(outcome) = settled {
+                    let settled = host::SettledCall { id, outcome };
+                    state.ready.borrow_mut().push_back(settled);
+                }
+            });
+            let started = Array::new(ctx.clone())?;
+            started.set(0, id as f64)?;
+            started.set(1, promise)?;
+            Ok(started)
+        }
+        Err(message) => Err(Exception::throw_message(&ctx, &message)),
+    }
+}
+
+/// The program aborted fetch `id`.
+pub(super) fn cancel_fetch(id: f64) {
+    if id.is_finite() && id >= 1.0 {
+        host::cancel_fetch(id as u64);
+    }
+}
+
+/// The head the host answered fetch `id` with, parsed, with the body's
+/// bytes as `body` (an `ArrayBuffer`); `Err` says why the answer is
+/// unreadable.
+pub(super) fn response<'js>(ctx: &Ctx<'js>, id: u64, json: String) -> Result<Value<'js>, String> {
+    let head = match ctx.json_parse(json) {
+        Ok(head) => head,
+        Err(rquickjs::Error::Exception) => {
+            let why = ctx
+                .catch()
+                .get::<Coerced<String>>()
+                .map_or_else(|_| "unreadable".into(), |why| why.0);
+            return Err(format!("the host returned a malformed response head: {why}"));
+        }
+        Err(error) => return Err(format!("the host returned a malformed response head: {error}")),
+    };
+    let Some(object) = head.as_object().cloned() else {
+        return Err("the host returned a response head that is not an object".into());
+    };
+    let body = host::take_body(id);
+    let attach = |object: &Object<'js>| -> rquickjs::Result<()> {
+        object.set("body", ArrayBuffer::new(ctx.clone(), body)?)
+    };
+    if attach(&object).is_err() {
+        ctx.catch();
+        return Err("the response body does not fit in the sandbox's memory".into());
+    }
+    Ok(head)
+}
