@@ -121,7 +121,7 @@ pub(crate) struct ResumeArgs {
 }
 
 fn runtime(flags: &RuntimeFlags) -> anyhow::Result<WasmCodeRuntime> {
-    let mut config = flags.runtime_config(&mcp::Limits::default())?;
+    let mut config = flags.runtime_config(&mcp::Limits::default(), &Default::default())?;
     // The CLI runs one program: keep the pool small.
     config.max_concurrent_runs(4);
     WasmCodeRuntime::new(config).context("creating the runtime")

@@ -13,7 +13,7 @@ use coderun::mcp::{
     ProcessGroups, RequestStateConfig, Sealer, ServerSpec, Shutdown, Stdio, Transport,
     UpstreamSpec,
 };
-use coderun::runtime::RuntimeConfig;
+use coderun::runtime::{NetworkPolicy, RuntimeConfig};
 
 mod commands;
 
@@ -185,6 +185,24 @@ struct RuntimeFlags {
     /// that resumes the same key.
     #[arg(long, value_name = "NAME")]
     continuation_key_env: Option<String>,
+    /// Let programs `fetch` from ORIGIN (`https://api.github.com`,
+    /// `https://*.example.com`, `http://127.0.0.1:*`); repeatable. Nothing
+    /// is allowed by default. Adds to a configuration's `network.allow`.
+    #[arg(long = "allow-net", value_name = "ORIGIN")]
+    allow_net: Vec<String>,
+    /// A secret requests may carry to ORIGIN: the value of the environment
+    /// variable ENV_VAR, sent where a program writes `{{secret:NAME}}` in a
+    /// header; the program never sees it. Repeatable (once per origin).
+    #[arg(long = "secret", value_name = "NAME=ENV_VAR@ORIGIN")]
+    secrets: Vec<String>,
+    /// Let allowed origins resolve to loopback addresses (127.0.0.0/8,
+    /// ::1): for tests and local services.
+    #[arg(long)]
+    allow_loopback: bool,
+    /// Let allowed origins resolve to private addresses (10/8, 172.16/12,
+    /// 192.168/16, 100.64/10, fc00::/7).
+    #[arg(long)]
+    allow_private: bool,
 }
 
 impl RuntimeFlags {
@@ -206,14 +224,52 @@ impl RuntimeFlags {
     }
 
     /// The runtime configuration: `base`'s budgets with the flags' over
-    /// them, and the compile cache.
-    fn runtime_config(&self, base: &mcp::Limits) -> anyhow::Result<RuntimeConfig> {
+    /// them, `network` with the flags' origins and secrets added, and the
+    /// compile cache.
+    fn runtime_config(
+        &self,
+        base: &mcp::Limits,
+        network: &NetworkPolicy,
+    ) -> anyhow::Result<RuntimeConfig> {
         let mut config = base.overridden_by(&self.limits()?).runtime_config();
+        config.network(self.network(network.clone())?);
         config.compile_cache_dir(if self.no_cache { None } else { cache_dir() });
         if let Some(name) = &self.continuation_key_env {
             config.continuation_key(Some(continuation_key(name)?));
         }
         Ok(config)
+    }
+}
+
+impl RuntimeFlags {
+    /// `policy` with the flags' origins, secrets and reach added.
+    fn network(&self, mut policy: NetworkPolicy) -> anyhow::Result<NetworkPolicy> {
+        for origin in &self.allow_net {
+            policy = policy.allow(origin.as_str());
+        }
+        for flag in &self.secrets {
+            let parsed = flag.split_once('=').and_then(|(name, rest)| {
+                rest.split_once('@')
+                    .map(|(variable, origin)| (name, variable, origin))
+            });
+            let Some((name, variable, origin)) = parsed else {
+                bail!("--secret {flag:?} is not NAME=ENV_VAR@ORIGIN");
+            };
+            if let Some(secret) = policy.secrets.iter_mut().find(|s| s.name == name) {
+                *secret = secret.clone().origin(origin);
+                continue;
+            }
+            let value = std::env::var(variable).with_context(|| {
+                format!("--secret {name}: the environment variable {variable} is not set")
+            })?;
+            policy = policy.secret(coderun::runtime::Secret::new(name, value).origin(origin));
+        }
+        policy.allow_loopback |= self.allow_loopback;
+        policy.allow_private |= self.allow_private;
+        policy
+            .validate()
+            .map_err(|why| anyhow::anyhow!("the network policy is invalid: {why}"))?;
+        Ok(policy)
     }
 }
 
@@ -311,6 +367,7 @@ impl Upstreams {
                 limits: config.limits,
                 http: config.http,
                 request_state: config.request_state,
+                network: config.network,
             });
         }
         let Some((command, args)) = self.command.split_first() else {
@@ -338,6 +395,7 @@ impl Upstreams {
             limits: mcp::Limits::default(),
             http: HttpConfig::default(),
             request_state: RequestStateConfig::default(),
+            network: NetworkPolicy::default(),
         })
     }
 }
@@ -348,6 +406,7 @@ struct Loaded {
     limits: mcp::Limits,
     http: HttpConfig,
     request_state: RequestStateConfig,
+    network: NetworkPolicy,
 }
 
 /// How long the async runtime may take to stop once a command is done: a
@@ -620,7 +679,7 @@ impl Setup {
         Ok(Self {
             shutdown,
             upstreams: loaded.upstreams,
-            config: runtime.runtime_config(&loaded.limits)?,
+            config: runtime.runtime_config(&loaded.limits, &loaded.network)?,
             limits: loaded.limits.overridden_by(flags),
             http: loaded.http,
             request_state: loaded.request_state,

@@ -25,12 +25,14 @@ use coderun_code_mode::Disclosure;
 
 mod http;
 mod limits;
+mod network;
 mod request_state;
 
 use http::RawHttp;
 pub use http::{HttpConfig, LOOPBACK_ORIGINS, origin};
 pub use limits::Limits;
 use limits::{RawLimits, limits};
+use network::RawNetwork;
 use request_state::RawRequestState;
 pub use request_state::{DEFAULT_STATE_TTL, MIN_KEY_BYTES, RequestStateConfig, StateKey};
 
@@ -76,6 +78,9 @@ pub struct McpConfig {
     pub http: HttpConfig,
     /// The keys paused runs are sealed with (`requestState`).
     pub request_state: RequestStateConfig,
+    /// What programs' `fetch` may reach (the `network` section; by default
+    /// nothing).
+    pub network: coderun_runtime::NetworkPolicy,
 }
 
 /// One server's call timeouts, over `limits.callTimeoutSeconds`.
@@ -205,6 +210,8 @@ struct RawConfig {
     http: RawHttp,
     #[serde(default)]
     request_state: RawRequestState,
+    #[serde(default)]
+    network: RawNetwork,
 }
 
 #[derive(Deserialize)]
@@ -311,6 +318,8 @@ impl McpConfig {
             HttpConfig::from_raw(raw.http).map_err(|message| ConfigError::new(path, message))?;
         let request_state = RequestStateConfig::from_raw(raw.request_state)
             .map_err(|message| ConfigError::new(path, message))?;
+        let network = network::network(raw.network)
+            .map_err(|message| ConfigError::new(path, format!("network.{message}")))?;
         Ok(Self {
             servers,
             require_approval,
@@ -318,6 +327,7 @@ impl McpConfig {
             limits,
             http,
             request_state,
+            network,
         })
     }
 }

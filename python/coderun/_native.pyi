@@ -36,6 +36,7 @@ class Runtime:
         continuation_ttl: Optional[float] = ...,
         continuation_key: Optional[bytes] = ...,
         compile_cache_dir: Optional[str] = ...,
+        network: Optional[Mapping[str, Any]] = ...,
     ) -> None: ...
     @property
     def config(self) -> Dict[str, Any]: ...
@@ -53,6 +54,7 @@ class Runtime:
         epoch_ms: int = ...,
         record: bool = ...,
         time_zone: Optional[str] = ...,
+        network: Optional[Mapping[str, Any]] = ...,
     ) -> Awaitable[_RawResult]: ...
     def run_sync(
         self,
@@ -64,6 +66,7 @@ class Runtime:
         epoch_ms: int = ...,
         record: bool = ...,
         time_zone: Optional[str] = ...,
+        network: Optional[Mapping[str, Any]] = ...,
         event_loop: Any = ...,
     ) -> _RawResult: ...
     def replay(self, record_json: str) -> Awaitable[_RawResult]: ...

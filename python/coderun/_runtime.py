@@ -15,6 +15,8 @@ from ._result import RunResult
 #: ``None`` when the program passed none) and returns JSON data, or an
 #: awaitable of it (``async def``).
 Bindings = Mapping[str, Mapping[str, Callable[[Any], Union[Any, Awaitable[Any]]]]]
+#: A network policy (see ``Runtime``): ``{"allow": [...], "secrets": {...}, ...}``.
+Network = Mapping[str, Any]
 
 _loop_lock = threading.Lock()
 _loop: Optional[asyncio.AbstractEventLoop] = None
@@ -81,6 +83,17 @@ class Runtime:
         continuation_ttl: seconds a signed continuation stays resumable. Default 7 days.
         continuation_key: an HMAC-SHA256 key (at least 32 bytes) to sign
             continuations with. Default ``None``.
+        network: what programs' ``fetch`` may reach; default nothing. A dict:
+            ``allow`` (origins such as ``"https://api.github.com"``,
+            ``"https://*.example.com"``, ``"http://127.0.0.1:*"``, or rules
+            ``{"origin", "methods", "paths", "headers"}``), ``secrets``
+            (``{name: {"value": …, "origins": […]}}``; a program sends one
+            by writing ``{{secret:name}}`` in a header and never sees its
+            value), ``allow_loopback`` and ``allow_private`` (default
+            False), ``max_requests`` (50 per run), ``max_in_flight`` (6),
+            ``max_response_bytes`` (10 MiB), ``max_request_body_bytes`` (1
+            MiB), ``timeout`` (30.0 seconds per request), ``max_redirects``
+            (20).
         compile_cache_dir: a directory to keep the compiled guest in between
             processes (trusted writers only). Default ``None``: the guest is
             compiled once per runtime, which takes about a second.
@@ -111,6 +124,7 @@ class Runtime:
         continuation_ttl: Optional[float] = None,
         continuation_key: Optional[bytes] = None,
         compile_cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+        network: Optional[Network] = None,
     ) -> None:
         self._native = _native.Runtime(
             fuel=fuel,
@@ -129,6 +143,7 @@ class Runtime:
             continuation_ttl=continuation_ttl,
             continuation_key=continuation_key,
             compile_cache_dir=None if compile_cache_dir is None else os.fspath(compile_cache_dir),
+            network=network,
         )
 
     @property
@@ -156,6 +171,7 @@ class Runtime:
         epoch_ms: int = 0,
         record: bool = False,
         time_zone: Optional[str] = None,
+        network: Optional[Network] = None,
     ) -> RunResult:
         """Runs ``code``, the body of an async function (top-level ``await``
         and ``return`` work), and returns its result; a program's failure is
@@ -180,6 +196,8 @@ class Runtime:
                 (``"America/New_York"``), ``"UTC"`` or an offset
                 (``"+05:30"``); default UTC, whatever the machine's zone. A
                 name the sandbox lacks ends the run as an ``exception``.
+            network: what the program's ``fetch`` may reach in this run,
+                replacing the runtime's ``network`` (see ``Runtime``).
 
         Raises:
             MisuseError: the runtime is closed, or a binding global is not a
@@ -193,6 +211,7 @@ class Runtime:
             epoch_ms=epoch_ms,
             record=record,
             time_zone=time_zone,
+            network=network,
         )
         return RunResult._from_native(raw)
 
@@ -206,6 +225,7 @@ class Runtime:
         epoch_ms: int = 0,
         record: bool = False,
         time_zone: Optional[str] = None,
+        network: Optional[Network] = None,
     ) -> RunResult:
         """``run`` on this thread, blocking, the GIL released while the
         program runs (threads running programs at once run in parallel).
@@ -220,6 +240,7 @@ class Runtime:
             epoch_ms=epoch_ms,
             record=record,
             time_zone=time_zone,
+            network=network,
             event_loop=_background_loop() if namespaces else None,
         )
         return RunResult._from_native(raw)

@@ -34,6 +34,7 @@ pub(crate) struct Options {
     pub(crate) continuation_ttl: Option<f64>,
     pub(crate) continuation_key: Option<Vec<u8>>,
     pub(crate) compile_cache_dir: Option<PathBuf>,
+    pub(crate) network: Option<coderun_runtime::NetworkPolicy>,
 }
 
 fn config_error(message: String) -> PyErr {
@@ -116,6 +117,9 @@ impl Options {
         }
         if let Some(dir) = &self.compile_cache_dir {
             config.compile_cache_dir(Some(dir.clone()));
+        }
+        if let Some(policy) = &self.network {
+            config.network(policy.clone());
         }
         config.validate().map_err(|error| {
             // A key set in MiB is validated in bytes: say which option it was.

@@ -21,6 +21,7 @@ mod bindings;
 mod config;
 mod convert;
 mod measure;
+mod network;
 mod registry;
 mod runtime;
 

@@ -26,6 +26,7 @@ struct Durability {
     epoch_ms: u64,
     record: bool,
     time_zone: Option<String>,
+    network: Option<coderun_runtime::NetworkPolicy>,
 }
 
 fn misuse(error: RustMisuse) -> PyErr {
@@ -61,6 +62,9 @@ impl Runtime {
             request = request.record(options.record);
             if let Some(zone) = options.time_zone {
                 request = request.time_zone(zone);
+            }
+            if let Some(policy) = options.network {
+                request = request.network(policy);
             }
         }
         Ok(request)
@@ -161,6 +165,7 @@ impl Runtime {
         continuation_ttl = None,
         continuation_key = None,
         compile_cache_dir = None,
+        network = None,
     ))]
     #[expect(clippy::too_many_arguments, reason = "one keyword argument per option")]
     fn new(
@@ -181,6 +186,7 @@ impl Runtime {
         continuation_ttl: Option<f64>,
         continuation_key: Option<Vec<u8>>,
         compile_cache_dir: Option<std::path::PathBuf>,
+        network: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = Options {
             fuel,
@@ -199,6 +205,7 @@ impl Runtime {
             continuation_ttl,
             continuation_key,
             compile_cache_dir,
+            network: crate::network::policy(network)?,
         }
         .build()?;
         // Compiling the guest takes Cranelift a second or more: not under the GIL.
@@ -229,7 +236,7 @@ impl Runtime {
         self.runtime.isolation()
     }
 
-    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, time_zone = None))]
+    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, time_zone = None, network = None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "the request's options, as keywords"
@@ -244,6 +251,7 @@ impl Runtime {
         epoch_ms: u64,
         record: bool,
         time_zone: Option<String>,
+        network: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let locals = locals(py, None)?;
         let durability = Durability {
@@ -252,6 +260,7 @@ impl Runtime {
             epoch_ms,
             record,
             time_zone,
+            network: crate::network::policy(network)?,
         };
         let request = self.request(
             CodeRunRequest::new(code),
@@ -262,7 +271,7 @@ impl Runtime {
         self.spawn(py, request, locals)
     }
 
-    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, time_zone = None, event_loop = None))]
+    #[pyo3(signature = (code, bindings = None, *, seed = None, deterministic = false, epoch_ms = 0, record = false, time_zone = None, network = None, event_loop = None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "the request's options, as keywords"
@@ -277,6 +286,7 @@ impl Runtime {
         epoch_ms: u64,
         record: bool,
         time_zone: Option<String>,
+        network: Option<&Bound<'py, PyAny>>,
         event_loop: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let locals = event_loop.map(|l| locals(py, Some(l))).transpose()?;
@@ -286,6 +296,7 @@ impl Runtime {
             epoch_ms,
             record,
             time_zone,
+            network: crate::network::policy(network)?,
         };
         let request = self.request(
             CodeRunRequest::new(code),

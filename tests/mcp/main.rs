@@ -8,6 +8,7 @@ mod approval;
 mod catalog;
 mod cli;
 mod conformance;
+mod egress;
 #[allow(dead_code, reason = "each test target uses part of it")]
 #[path = "../common/fuzz_input.rs"]
 mod fuzz_input;
