@@ -79,8 +79,10 @@ pub struct NetworkPolicy {
     /// The most `fetch` calls one run may make, refused ones included.
     /// Default 50.
     pub max_requests: u32,
-    /// The most requests of one run the host sends at once; the others
-    /// wait their turn. Default 6.
+    /// The most requests of one run the host sends at once, or holds the
+    /// answer of until the program is handed it; the others wait their
+    /// turn. So one run's responses hold at most `max_in_flight ×
+    /// max_response_bytes` of host memory. Default 6.
     pub max_in_flight: u32,
     /// The most bytes of a response body, decompressed. Default 10 MiB.
     pub max_response_bytes: u64,

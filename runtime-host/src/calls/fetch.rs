@@ -46,7 +46,7 @@ impl Calls {
             let settled = match outcome {
                 CallOutcome::Ok(recorded) => match egress::split_outcome(recorded) {
                     Ok((head, body)) => {
-                        self.egress.answered(id, Some(body));
+                        self.egress.answered(id, Some((body, None)));
                         Settled::Value(head)
                     }
                     Err(message) => Settled::Error(message),
@@ -86,7 +86,8 @@ impl Calls {
                     recording.then(|| CallOutcome::Ok(egress::recorded_response(&response)));
                 // The body is kept in base64 in the record.
                 let bytes = head.len() + response.body.len().div_ceil(3) * 4;
-                self.egress.answered(id, Some(response.body));
+                self.egress
+                    .answered(id, Some((response.body, response.turn)));
                 (Settled::Value(head), recorded, bytes)
             }
             Err(message) => {

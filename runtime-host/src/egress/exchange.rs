@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::address::{AddressRefused, GuardedResolver, Reach};
@@ -55,6 +55,9 @@ const BODY_HEADERS: &[&str] = &[
 pub(crate) struct Response {
     pub(crate) head: Value,
     pub(crate) body: Vec<u8>,
+    /// The request's turn, held until the guest takes the body: a run's
+    /// responses in host memory are at most `max_in_flight`.
+    pub(crate) turn: Option<OwnedSemaphorePermit>,
 }
 
 /// How a fetch ended: the response, or the message it rejects with.
@@ -159,12 +162,15 @@ impl Exchange {
         cancel: CancellationToken,
     ) -> Answer {
         let work = async {
-            let _turn = turns
+            let turn = turns
                 .acquire_owned()
                 .await
                 .map_err(|_| "the run is over".to_owned())?;
             match tokio::time::timeout(policy.timeout, self.exchange(&policy)).await {
-                Ok(answer) => answer,
+                Ok(answer) => answer.map(|response| Response {
+                    turn: Some(turn),
+                    ..response
+                }),
                 Err(_) => Err(format!(
                     "no complete response within the network policy's timeoutMs ({} ms)",
                     policy.timeout.as_millis()
@@ -319,6 +325,7 @@ async fn read(
     Ok(Response {
         head,
         body: scrub_bytes(body, secrets),
+        turn: None,
     })
 }
 
@@ -406,7 +413,7 @@ pub(crate) struct RunEgress {
     turns: Arc<Semaphore>,
     cancel: CancellationToken,
     pending: HashMap<u64, CancellationToken>,
-    bodies: HashMap<u64, Vec<u8>>,
+    bodies: HashMap<u64, (Vec<u8>, Option<OwnedSemaphorePermit>)>,
 }
 
 impl RunEgress {
@@ -454,8 +461,13 @@ impl RunEgress {
         }
     }
 
-    /// Fetch `id` answered: `body` waits for the guest to take it.
-    pub(crate) fn answered(&mut self, id: u64, body: Option<Vec<u8>>) {
+    /// Fetch `id` answered: `body` (with the turn it holds) waits for the
+    /// guest to take it.
+    pub(crate) fn answered(
+        &mut self,
+        id: u64,
+        body: Option<(Vec<u8>, Option<OwnedSemaphorePermit>)>,
+    ) {
         self.pending.remove(&id);
         if let Some(body) = body {
             self.bodies.insert(id, body);
@@ -463,7 +475,10 @@ impl RunEgress {
     }
 
     pub(crate) fn take_body(&mut self, id: u64) -> Vec<u8> {
-        self.bodies.remove(&id).unwrap_or_default()
+        self.bodies
+            .remove(&id)
+            .map(|(body, _turn)| body)
+            .unwrap_or_default()
     }
 }
 
