@@ -132,7 +132,10 @@ pub fn initialize() {
                 natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
                 natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
                 natives.set("hostFetch", Function::new(ctx.clone(), fetch::host_fetch)?)?;
-                natives.set("cancelFetch", Function::new(ctx.clone(), fetch::cancel_fetch)?)?;
+                natives.set(
+                    "cancelFetch",
+                    Function::new(ctx.clone(), fetch::cancel_fetch)?,
+                )?;
                 crate::web::register(&ctx, &natives)?;
                 let modules = crate::web::modules(&ctx)?;
                 let mut options = EvalOptions::default();

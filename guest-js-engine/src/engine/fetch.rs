@@ -3,7 +3,9 @@
 //! answers with, made into the head object `web/fetch.js` builds a
 //! `Response` from.
 
-use rquickjs::{Array, ArrayBuffer, Coerced, Ctx, Exception, Object, Persistent, TypedArray, Value};
+use rquickjs::{
+    Array, ArrayBuffer, Coerced, Ctx, Exception, Object, Persistent, TypedArray, Value,
+};
 
 use super::{Resolvers, STATE};
 use crate::coderun::sandbox::host::{self, FetchRequest, RedirectMode};
@@ -82,9 +84,15 @@ pub(super) fn response<'js>(ctx: &Ctx<'js>, id: u64, json: String) -> Result<Val
                 .catch()
                 .get::<Coerced<String>>()
                 .map_or_else(|_| "unreadable".into(), |why| why.0);
-            return Err(format!("the host returned a malformed response head: {why}"));
+            return Err(format!(
+                "the host returned a malformed response head: {why}"
+            ));
         }
-        Err(error) => return Err(format!("the host returned a malformed response head: {error}")),
+        Err(error) => {
+            return Err(format!(
+                "the host returned a malformed response head: {error}"
+            ));
+        }
     };
     let Some(object) = head.as_object().cloned() else {
         return Err("the host returned a response head that is not an object".into());
