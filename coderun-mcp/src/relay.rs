@@ -305,7 +305,17 @@ impl Relay {
         what: &str,
         has: impl Fn(&ClientCapabilities) -> bool,
     ) -> Result<(Caller, Option<Arc<CallInputs>>), ErrorData> {
-        let calls = self.calls_of(upstream);
+        // A client that is gone cannot answer: a call of its that is still
+        // in flight (its upstream call not yet back) does not make the
+        // request ambiguous.
+        let calls: Vec<String> = self
+            .calls_of(upstream)
+            .into_iter()
+            .filter(|call| {
+                self.caller(call)
+                    .is_some_and(|caller| !caller.peer.is_transport_closed())
+            })
+            .collect();
         let refuse = |why: String| {
             Err(ErrorData::invalid_request(
                 format!("coderun cannot relay {what} to its client: {why}"),
