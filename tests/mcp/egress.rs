@@ -20,7 +20,9 @@ const TOKEN: &str = "tok-3f9a1c7e5b2d";
 
 /// A configuration's `network` section lets `run_code` call a loopback
 /// REST API, with a secret the program sends by placeholder and never
-/// reads back; what the section does not allow is refused by name.
+/// reads back; what the section does not allow is refused by name. Each
+/// request is a `fetch` span of the run's trace, which never holds the
+/// secret.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_code_calls_a_rest_api_the_configuration_allows() {
     let api = Server::start().await;
@@ -35,12 +37,14 @@ async fn run_code_calls_a_rest_api_the_configuration_allows() {
             "timeoutSeconds": 5
         }
     }));
+    let (collector, received) = super::traces::collector().await;
     let mut command = coderun_command();
     command
         .arg("mcp")
         .arg("--config")
         .arg(&config)
         .env("CODERUN_TEST_API_TOKEN", TOKEN)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{collector}"))
         .kill_on_drop(true);
     let client =
         ().serve(TokioChildProcess::new(command).expect("spawn coderun mcp"))
@@ -73,7 +77,33 @@ async fn run_code_calls_a_rest_api_the_configuration_allows() {
         Some(format!("Bearer {TOKEN}").as_str())
     );
     assert!(other.requests().is_empty(), "{:?}", other.paths());
+    // Closing stdin stops the process, which exports what it buffered.
     client.cancel().await.expect("closes");
+    let mut spans = Vec::new();
+    for _ in 0..100 {
+        spans = super::traces::spans(&received.lock().expect("not poisoned"));
+        if spans.iter().filter(|span| span.0 == "fetch").count() >= 3
+            && spans.iter().any(|span| span.0 == "run_code")
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let run = spans
+        .iter()
+        .find(|span| span.0 == "run_code")
+        .unwrap_or_else(|| panic!("no run_code span in {spans:?}"));
+    let fetches: Vec<_> = spans.iter().filter(|span| span.0 == "fetch").collect();
+    assert_eq!(fetches.len(), 3, "{spans:?}");
+    for fetch in fetches {
+        assert_eq!((&fetch.1, &fetch.3), (&run.1, &run.2), "{spans:?}");
+    }
+    let exported = serde_json::to_string(&*received.lock().expect("not poisoned")).expect("JSON");
+    assert!(
+        exported.contains(&format!("{}/echo", api.origin)),
+        "{exported}"
+    );
+    assert!(!exported.contains(TOKEN), "the secret reached the trace");
 }
 
 /// `coderun run --allow-net ORIGIN --allow-loopback --secret

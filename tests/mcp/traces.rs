@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use super::*;
 
 /// An OTLP/HTTP receiver on loopback: its address and what it received.
-async fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
+pub(super) async fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -64,7 +64,7 @@ async fn collector() -> (String, Arc<Mutex<Vec<Value>>>) {
 }
 
 /// Every span the collector received: (name, traceId, spanId, parentSpanId).
-fn spans(received: &[Value]) -> Vec<(String, String, String, String)> {
+pub(super) fn spans(received: &[Value]) -> Vec<(String, String, String, String)> {
     let field = |span: &Value, key: &str| span[key].as_str().unwrap_or_default().to_owned();
     received
         .iter()

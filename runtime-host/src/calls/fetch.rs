@@ -6,6 +6,7 @@
 
 use futures::FutureExt;
 use serde_json::Value;
+use tracing::Instrument as _;
 
 use super::{Arrival, Calls, Settled};
 use crate::durable::{CallOutcome, Delivery};
@@ -58,9 +59,17 @@ impl Calls {
             self.replayed(id, settled, rank);
             return Ok(Ok(StartedCall { id, settled: None }));
         }
+        // A span per request sent, a child of the run's (coderun mcp exports
+        // them as traces): its method, URL and status, never a header.
+        let span = tracing::info_span!(
+            "fetch",
+            http.request.method = %output::shorten(&request.method, 32),
+            url.full = %output::shorten(&request.url, 2048),
+            http.response.status_code = tracing::field::Empty,
+        );
         match self.egress.start(id, request) {
             Ok(call) => {
-                self.spawn(id, call.map(Arrival::Fetch).boxed());
+                self.spawn(id, call.instrument(span).map(Arrival::Fetch).boxed());
                 Ok(Ok(StartedCall { id, settled: None }))
             }
             Err(refusal) => {

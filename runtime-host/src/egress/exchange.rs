@@ -299,6 +299,7 @@ async fn read(
         return Err(too_large());
     }
     let status = response.status();
+    tracing::Span::current().record("http.response.status_code", status.as_u16());
     let headers: Vec<Value> = response
         .headers()
         .iter()
