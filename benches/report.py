@@ -76,6 +76,14 @@ def main():
         ("continuation of that run, interrupted at call 101 (JSON)", f"{continuation / 1024:.1f} KiB",
          f"{continuation / 100:.0f} bytes per recorded call", "—"),
     ]
+    fetched = median_ns("egress_10_fetches", "fetch_in_a_program")
+    direct = median_ns("egress_10_fetches", "reqwest_from_rust")
+    rows.append((
+        "10 `fetch`es of a small JSON document from a loopback server in one run (the policy checked "
+        "at each; a cold run included) / the same 10 requests from Rust with reqwest",
+        f"{fmt(fetched)} / {fmt(direct)}",
+        f"{fetched / direct:.2f}× reqwest alone ({fmt((fetched - cold) / 10)} per fetch, the cold run taken off)",
+        "—"))
     returned = json.loads((CRITERION / "returned_values" / "fuel.json").read_text())
     shapes = {"strings": "ten 100 KB strings", "numbers": "10,000 numbers", "objects": "2,000 small nested objects"}
     for shape, label in shapes.items():

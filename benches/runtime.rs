@@ -472,6 +472,81 @@ fn discovery_under_load(_: &mut Criterion) {
     .expect("writes the figures");
 }
 
+/// Ten `fetch`es of a small JSON document from a loopback server, one after
+/// another, in one run; against the same ten requests made from Rust with
+/// reqwest (one client, its connections pooled), in the same run: what the
+/// sandbox, its policy and its records add to a request.
+fn egress(c: &mut Criterion) {
+    use coderun_runtime::NetworkPolicy;
+
+    let rt = tokio();
+    // The client below is built before any fetch installs ring's.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let (origin, _server) = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a loopback port");
+        let origin = format!("http://{}", listener.local_addr().expect("an address"));
+        let app = axum::Router::new().route(
+            "/items",
+            axum::routing::get(|| async {
+                (
+                    [("content-type", "application/json")],
+                    r#"{"items":[{"id":1,"name":"a"},{"id":2,"name":"b"}]}"#,
+                )
+            }),
+        );
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        (origin, server)
+    });
+    let runtime = runtime_with(|config| {
+        config.network(
+            NetworkPolicy::new()
+                .allow(origin.as_str())
+                .allow_loopback(true),
+        );
+    });
+    let program = format!(
+        "let n = 0; for (let i = 0; i < 10; i++) {{ \
+         n += (await (await fetch('{origin}/items')).json()).items.length; }} return n;"
+    );
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("a client");
+    let mut group = c.benchmark_group("egress_10_fetches");
+    group.bench_function("fetch_in_a_program", |b| {
+        b.to_async(&rt).iter(|| async {
+            let result = runtime
+                .run(CodeRunRequest::new(program.clone()))
+                .await
+                .expect("run");
+            assert_eq!(result.value, Some(json!(20)), "{:?}", result.error);
+        })
+    });
+    group.bench_function("reqwest_from_rust", |b| {
+        b.to_async(&rt).iter(|| async {
+            let mut n = 0;
+            for _ in 0..10 {
+                let body: serde_json::Value = serde_json::from_slice(
+                    &client
+                        .get(format!("{origin}/items"))
+                        .send()
+                        .await
+                        .expect("sent")
+                        .bytes()
+                        .await
+                        .expect("read"),
+                )
+                .expect("JSON");
+                n += body["items"].as_array().map_or(0, Vec::len);
+            }
+            assert_eq!(n, 20);
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     discovery_under_load,
@@ -481,6 +556,7 @@ criterion_group!(
     binding_round_trip,
     transform,
     fib27,
-    abort_latency
+    abort_latency,
+    egress
 );
 criterion_main!(benches);

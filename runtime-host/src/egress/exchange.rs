@@ -278,7 +278,8 @@ impl Exchange {
                 url = next;
                 continue;
             }
-            return read(response, policy, &url, hops, &used).await;
+            let head_only = method == Method::HEAD;
+            return read(response, policy, (&url, head_only), hops, &used).await;
         }
     }
 }
@@ -287,7 +288,7 @@ impl Exchange {
 async fn read(
     mut response: reqwest::Response,
     policy: &Policy,
-    url: &Url,
+    (url, head_only): (&Url, bool),
     hops: u32,
     secrets: &[&CompiledSecret],
 ) -> Answer {
@@ -295,7 +296,8 @@ async fn read(
     let too_large = || {
         format!("the response body is larger than the network policy's maxResponseBytes ({cap})")
     };
-    if response.content_length().is_some_and(|length| length > cap) {
+    // A HEAD response's length is the resource's, not a body's.
+    if !head_only && response.content_length().is_some_and(|length| length > cap) {
         return Err(too_large());
     }
     let status = response.status();
@@ -319,7 +321,7 @@ async fn read(
     let head = json!({
         "status": status.as_u16(),
         "statusText": status.canonical_reason().unwrap_or(""),
-        "url": scrub_text(url.to_string(), secrets),
+        "url": scrub_text(without_fragment(url), secrets),
         "redirected": hops > 0,
         "headers": headers,
     });
@@ -328,6 +330,14 @@ async fn read(
         body: scrub_bytes(body, secrets),
         turn: None,
     })
+}
+
+/// A response's URL, which the Fetch Standard serialises without its
+/// fragment.
+fn without_fragment(url: &Url) -> String {
+    let mut url = url.clone();
+    url.set_fragment(None);
+    url.to_string()
 }
 
 fn is_redirect(status: StatusCode) -> bool {

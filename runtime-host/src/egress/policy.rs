@@ -304,12 +304,20 @@ impl Policy {
         }
         let method_allowed =
             |rule: &Rule| rule.methods.is_empty() || rule.methods.iter().any(|m| m == method);
+        // A path with an encoded slash or backslash matches no prefix: a
+        // server that decodes it would see other segments than the prefix
+        // checked (`/v1%2F..%2Fadmin`).
+        let path = url.path();
+        let encoded_separator = ["%2f", "%2F", "%5c", "%5C"]
+            .iter()
+            .any(|encoded| path.contains(encoded));
         let path_allowed = |rule: &Rule| {
             rule.paths.is_empty()
-                || rule
-                    .paths
-                    .iter()
-                    .any(|prefix| url.path().starts_with(prefix.as_str()))
+                || (!encoded_separator
+                    && rule
+                        .paths
+                        .iter()
+                        .any(|prefix| path.starts_with(prefix.as_str())))
         };
         if let Some(rule) = same_origin
             .iter()

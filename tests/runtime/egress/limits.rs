@@ -11,7 +11,8 @@ use super::server::Server;
 use super::{assert_type_error, reach, run_against, value_of};
 
 /// A response past `maxResponseBytes` rejects naming the cap; one within
-/// it reads whole.
+/// it reads whole; a HEAD of the larger resource answers (its length is
+/// not a body's).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_response_past_max_response_bytes_rejects_and_one_within_reads_whole() {
     let server = Server::start().await;
@@ -20,13 +21,16 @@ async fn a_response_past_max_response_bytes_rejects_and_one_within_reads_whole()
         reach(&server).max_response_bytes(1024 * 1024),
         "
         const within = await (await fetch(origin + '/large?bytes=524288')).arrayBuffer();
-        return [within.byteLength, await attempt(() => fetch(origin + '/large?bytes=2097152'))];
+        const head = await fetch(origin + '/large?bytes=2097152', { method: 'HEAD' });
+        return [within.byteLength, await attempt(() => fetch(origin + '/large?bytes=2097152')),
+          head.status, head.headers.get('content-length')];
         ",
     )
     .await;
     let value = value_of(&result);
     assert_eq!(value[0], json!(512 * 1024));
     assert_type_error(&value[1], &["maxResponseBytes"]);
+    assert_eq!((&value[2], &value[3]), (&json!(200), &json!("2097152")));
 }
 
 /// A response slower than the policy's timeout rejects naming `timeoutMs`;

@@ -57,6 +57,10 @@ fn rules_name_what_refused_a_request() {
         .allows("GET", &url("https://api.x.com/admin"))
         .expect_err("refused");
     assert!(path.contains("/v1/"), "{path}");
+    let encoded = policy
+        .allows("GET", &url("https://api.x.com/v1%2F..%2Fadmin"))
+        .expect_err("an encoded slash matches no prefix");
+    assert!(encoded.contains("/v1/"), "{encoded}");
     let origin = policy
         .allows("GET", &url("https://other.com/"))
         .expect_err("refused");
