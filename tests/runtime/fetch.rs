@@ -83,3 +83,38 @@ async fn requests_and_responses_refuse_what_the_standard_refuses() {
         ]))
     );
 }
+
+/// A body read whole before its stream was made (read without one) is used
+/// as a streamed one is: `bodyUsed`, a second read and `clone()` refuse,
+/// a request built from it refuses, and its `body` is a stream that was
+/// read to its end.
+#[tokio::test]
+async fn a_body_read_whole_is_used_up_as_a_streamed_one_is() {
+    let result = run(r#"
+        const response = new Response('abc');
+        const text = await response.text();
+        const again = await response.text().then(() => 'read', (e) => e.name);
+        let clone;
+        try { response.clone(); clone = 'cloned'; } catch (e) { clone = e.name; }
+        const stream = response.body;
+        const end = await stream.getReader().read();
+        const request = new Request('https://example.com/', { method: 'POST', body: 'x' });
+        await request.arrayBuffer();
+        let rebuilt;
+        try { new Request(request); rebuilt = 'built'; } catch (e) { rebuilt = e.name; }
+        const blob = new Blob(['hi']);
+        const bytes = await new Response(blob).bytes();
+        bytes[0] = 0;
+        return { text, used: response.bodyUsed, again, clone, end: end.done, rebuilt,
+                 blob: await blob.text() };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "text": "abc", "used": true, "again": "TypeError", "clone": "TypeError",
+            "end": true, "rebuilt": "TypeError", "blob": "hi"
+        }))
+    );
+}

@@ -12,7 +12,7 @@
   'use strict';
   const { usv, argumentsRequired, brand } = host.idl;
   const { Blob, File, bytesOfBlob } = host.blob;
-  const { Headers, freeze, sorted: sortedHeaders } = host.headers;
+  const { Headers, freeze, sorted: sortedHeaders, fromTrusted, appendTrusted } = host.headers;
   const { FormData, entriesOf, fromEntries } = host.formdata;
   const { URL, URLSearchParams } = host.url;
   const { AbortController, AbortSignal, signals } = host.abort;
@@ -36,7 +36,6 @@
   const toUpperCase = uncurry(String.prototype.toUpperCase);
   const headersGet = uncurry(Headers.prototype.get);
   const headersHas = uncurry(Headers.prototype.has);
-  const headersAppend = uncurry(Headers.prototype.append);
   const headersSet = uncurry(Headers.prototype.set);
   const blobType = uncurry(Object.getOwnPropertyDescriptor(Blob.prototype, 'type').get);
   const blobSize = uncurry(Object.getOwnPropertyDescriptor(Blob.prototype, 'size').get);
@@ -165,15 +164,24 @@
 
   function bodyStream(body) {
     if (body.stream === null) {
-      body.stream = body.source instanceof Blob
-        ? streams.streamOf(blobStream(body.source))
-        : streamOfBytes(body.source);
+      if (body.consumed) {
+        // Read whole before anyone made its stream: the stream is the
+        // one that read left, disturbed and empty.
+        body.stream = streamOfBytes(new Uint8ArrayCtor(0));
+        body.stream.disturbed = true;
+      } else {
+        body.stream = body.source instanceof Blob
+          ? streams.streamOf(blobStream(body.source))
+          : streamOfBytes(body.source);
+      }
     }
     return body.stream;
   }
 
   function unusable(body) {
-    if (body === null || body.stream === null) return false;
+    if (body === null) return false;
+    if (body.consumed) return true;
+    if (body.stream === null) return false;
     return body.stream.disturbed || streams.isLocked(body.stream);
   }
 
@@ -181,6 +189,14 @@
   function consume(body, what) {
     if (body === null) return promiseResolve(new Uint8ArrayCtor(0));
     if (unusable(body)) return promiseReject(new TypeErrorCtor(`${what}: the body is already used`));
+    // A body nobody has made a stream of yet is its source's bytes: read
+    // whole without making one (no reader, no promise per chunk), which is
+    // what reading the stream would give, and what no program can observe.
+    if (body.stream === null && body.source !== null) {
+      body.consumed = true;
+      const source = body.source;
+      return promiseResolve(source instanceof Blob ? bytesOfBlob(source).slice() : source);
+    }
     const stream = bodyStream(body);
     const reader = streams.acquireDefaultReader(stream);
     const chunks = [];
@@ -323,7 +339,12 @@
       enumerable: true, configurable: true,
     });
     Object.defineProperty(Class.prototype, 'bodyUsed', {
-      get: { bodyUsed() { const r = recordOf(this); return r.body !== null && r.body.stream !== null && r.body.stream.disturbed; } }.bodyUsed,
+      get: {
+        bodyUsed() {
+          const r = recordOf(this);
+          return r.body !== null && (r.body.consumed === true || (r.body.stream !== null && r.body.stream.disturbed));
+        },
+      }.bodyUsed,
       enumerable: true, configurable: true,
     });
   }
@@ -486,7 +507,8 @@
         r.method = method;
       }
       if (dict.signal !== undefined) signal = dict.signal;
-      r.signal = signal === null ? new AbortController().signal : AbortSignal.any([signal]);
+      // Without a signal, the request's is made when first asked for.
+      r.signal = signal === null ? null : AbortSignal.any([signal]);
       const headersInit = dict.headers !== undefined ? dict.headers
         : inputRequest !== undefined ? inputRequest.headers : undefined;
       r.headers = new Headers(headersInit);
@@ -503,7 +525,7 @@
         const extracted = extract(dict.body, r.keepalive);
         body = extracted.body;
         if (extracted.type !== null && !headersHas(r.headers, 'content-type')) {
-          headersAppend(r.headers, 'Content-Type', extracted.type);
+          appendTrusted(r.headers, 'Content-Type', extracted.type);
         }
         if (body.source === null && dict.duplex === undefined) {
           throw new TypeErrorCtor(`${what}: a stream body needs duplex: 'half'`);
@@ -545,7 +567,11 @@
     get keepalive() { return requestOf(this).keepalive; }
     get isReloadNavigation() { requestOf(this); return false; }
     get isHistoryNavigation() { requestOf(this); return false; }
-    get signal() { return requestOf(this).signal; }
+    get signal() {
+      const r = requestOf(this);
+      if (r.signal === null) r.signal = new AbortController().signal;
+      return r.signal;
+    }
     get duplex() { requestOf(this); return 'half'; }
 
     clone() {
@@ -556,7 +582,7 @@
       Object.assign(c, r);
       c.headers = new Headers(r.headers);
       c.body = cloneBody(r.body);
-      c.signal = AbortSignal.any([r.signal]);
+      c.signal = r.signal === null ? null : AbortSignal.any([r.signal]);
       return copy;
     }
   }
@@ -596,7 +622,7 @@
         throw new TypeErrorCtor(`${what}: a response with status ${r.status} cannot have a body`);
       }
       r.body = body.body;
-      if (body.type !== null && !headersHas(r.headers, 'content-type')) headersAppend(r.headers, 'Content-Type', body.type);
+      if (body.type !== null && !headersHas(r.headers, 'content-type')) appendTrusted(r.headers, 'Content-Type', body.type);
     }
   }
 
@@ -711,7 +737,9 @@
     r.redirected = head.redirected === true;
     r.status = head.status | 0;
     r.statusText = `${head.statusText}`;
-    r.headers = new Headers(head.headers);
+    // The host's header list is valid (names are tokens, values byte
+    // strings without NUL, CR or LF, trimmed): taken as it is.
+    r.headers = fromTrusted(head.headers);
     freeze(r.headers);
     if (method !== 'HEAD' && !NULL_BODY_STATUSES.includes(r.status)) {
       const bytes = new Uint8ArrayCtor(head.body);
@@ -729,7 +757,7 @@
       return promiseReject(error);
     }
     const signal = r.signal;
-    if (signals.aborted(signal)) return promiseReject(signals.reason(signal));
+    if (signal !== null && signals.aborted(signal)) return promiseReject(signals.reason(signal));
     const d = streams.deferred();
     let done = false;
     let onAbort = null;
@@ -753,12 +781,14 @@
         return;
       }
       const id = started[0];
-      onAbort = () => {
-        if (done) return;
-        cancelFetch(id);
-        fail(signals.reason(signal));
-      };
-      signals.add(signal, onAbort);
+      if (signal !== null) {
+        onAbort = () => {
+          if (done) return;
+          cancelFetch(id);
+          fail(signals.reason(signal));
+        };
+        signals.add(signal, onAbort);
+      }
       promiseThen(started[1], (head) => {
         if (done) return;
         let response;

@@ -27,9 +27,14 @@
   // whitespace is stripped).
   const INVALID_VALUE = /[\0\r\n]/;
 
-  // ByteString: ToString, then every code unit must fit a byte.
+  // A code unit that does not fit a byte.
+  const NOT_A_BYTE = /[^\0-\xff]/;
+
+  // ByteString: ToString, then every code unit must fit a byte (checked by
+  // one regular expression; the loop only finds where, for the message).
   function byteString(value, what) {
     const text = `${value}`;
+    if (!regExpTest(NOT_A_BYTE, text)) return text;
     for (let i = 0; i < text.length; i++) {
       if (charCodeAt(text, i) > 0xff) {
         throw new TypeErrorCtor(`Headers: ${what} holds a character above U+00FF (at index ${i})`);
@@ -75,9 +80,26 @@
     if (weakHas(immutable, headers)) throw new TypeErrorCtor('Headers: these headers are immutable');
   }
 
+  // Headers holding a list the platform made and checked itself (a
+  // response's from the host), and an append of a header the platform
+  // wrote (a body's Content-Type): no validation per header.
+  let fromTrusted;
+  let appendTrusted;
+
   class Headers {
     // [name, value] pairs, in the order they were added.
     #list = [];
+
+    static {
+      fromTrusted = (list) => {
+        const headers = new Headers();
+        headers.#list = list;
+        return headers;
+      };
+      appendTrusted = (headers, name, value) => {
+        headers.#list.push([name, normalise(value)]);
+      };
+    }
 
     constructor(init = undefined) {
       if (init === undefined) return;
@@ -207,5 +229,5 @@
   delete Headers.sorted;
   defineIterator(Headers, 'Headers', (headers) => sorted(headers));
 
-  return { Headers: brand(Headers, 'Headers'), freeze: (headers) => weakAdd(immutable, headers), sorted };
+  return { Headers: brand(Headers, 'Headers'), freeze: (headers) => weakAdd(immutable, headers), sorted, fromTrusted, appendTrusted };
 })
