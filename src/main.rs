@@ -50,7 +50,8 @@ enum Command {
 #[derive(Args)]
 struct Upstreams {
     /// A configuration in the `mcpServers` JSON format of MCP clients, with
-    /// optional `limits` and `http` objects (see the README). Tools are named
+    /// optional `limits`, `http`, `requestState` and `network` objects (see
+    /// the README). Tools are named
     /// `<server>_<tool>`.
     #[arg(long, value_name = "FILE", required_unless_present = "command")]
     config: Option<PathBuf>,
