@@ -182,7 +182,8 @@
   wire('writable', ['WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController']);
   wire('pipe', []);
   wire('transform', ['TransformStream', 'TransformStreamDefaultController', 'TextEncoderStream', 'TextDecoderStream']);
-  wire('fetch', ['Request', 'Response', 'fetch']);
+  wire('fetch', ['Request', 'Response']);
+  wire('egress', ['fetch']);
   wire('compression', ['CompressionStream', 'DecompressionStream']);
   wire('crypto', ['crypto', 'Crypto', 'SubtleCrypto', 'CryptoKey']);
   wire('performance', ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',

@@ -49,6 +49,7 @@ const MODULES: &[(&str, &str)] = &[
     ("pipe", include_str!("web/pipe.js")),
     ("transform", include_str!("web/transform.js")),
     ("fetch", include_str!("web/fetch.js")),
+    ("egress", include_str!("web/egress.js")),
     ("compression", include_str!("web/compression.js")),
     ("crypto", include_str!("web/crypto.js")),
     ("performance", include_str!("web/performance.js")),

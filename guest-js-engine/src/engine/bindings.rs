@@ -94,17 +94,33 @@ pub(super) fn host_call<'js>(
     function: u32,
     args_json: String,
 ) -> rquickjs::Result<Promise<'js>> {
+    start(ctx, false, |held| {
+        host::start_call(namespace, function, &args_json, held)
+    })
+    .map(|(_, promise)| promise)
+}
+
+/// Starts a host call with `begin` (given how many outcomes the guest
+/// holds) and returns its id and promise, which the event loop settles
+/// from Rust (from `ready` when the host settled it at once); throws the
+/// host's message if the call was refused. `fetch`: the call is a fetch,
+/// whose outcome the event loop makes a response head.
+pub(super) fn start<'js>(
+    ctx: Ctx<'js>,
+    fetch: bool,
+    begin: impl FnOnce(u32) -> Result<host::StartedCall, String>,
+) -> rquickjs::Result<(u64, Promise<'js>)> {
     // The promise first: once the host has the call, nothing may fail
     // before its resolvers are recorded.
     let (promise, resolve, reject) = ctx.promise()?;
     let held = STATE.with(|state| state.ready.borrow().len());
     let held = u32::try_from(held).unwrap_or(u32::MAX);
-    match host::start_call(namespace, function, &args_json, held) {
+    match begin(held) {
         Ok(host::StartedCall { id, settled }) => {
             let resolvers = Resolvers {
                 resolve: Persistent::save(&ctx, resolve),
                 reject: Persistent::save(&ctx, reject),
-                fetch: false,
+                fetch,
             };
             STATE.with(|state| {
                 state.pending.borrow_mut().insert(id, resolvers);
@@ -113,7 +129,7 @@ pub(super) fn host_call<'js>(
                     state.ready.borrow_mut().push_back(settled);
                 }
             });
-            Ok(promise)
+            Ok((id, promise))
         }
         Err(message) => Err(Exception::throw_message(&ctx, &message)),
     }

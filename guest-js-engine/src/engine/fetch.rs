@@ -3,11 +3,8 @@
 //! answers with, made into the head object `web/fetch.js` builds a
 //! `Response` from.
 
-use rquickjs::{
-    Array, ArrayBuffer, Coerced, Ctx, Exception, Object, Persistent, TypedArray, Value,
-};
+use rquickjs::{Array, ArrayBuffer, Coerced, Ctx, Object, TypedArray, Value};
 
-use super::{Resolvers, STATE};
 use crate::coderun::sandbox::host::{self, FetchRequest, RedirectMode};
 
 /// Starts a fetch: `[id, promise]`, the promise settled by the event loop
@@ -38,32 +35,12 @@ pub(super) fn host_fetch<'js>(
         redirect,
         body: body.as_ref().map(crate::web::bytes_of),
     };
-    // The promise first: once the host has the call, nothing may fail
-    // before its resolvers are recorded.
-    let (promise, resolve, reject) = ctx.promise()?;
-    let held = STATE.with(|state| state.ready.borrow().len());
-    let held = u32::try_from(held).unwrap_or(u32::MAX);
-    match host::start_fetch(&request, held) {
-        Ok(host::StartedCall { id, settled }) => {
-            let resolvers = Resolvers {
-                resolve: Persistent::save(&ctx, resolve),
-                reject: Persistent::save(&ctx, reject),
-                fetch: true,
-            };
-            STATE.with(|state| {
-                state.pending.borrow_mut().insert(id, resolvers);
-                if let Some(outcome) = settled {
-                    let settled = host::SettledCall { id, outcome };
-                    state.ready.borrow_mut().push_back(settled);
-                }
-            });
-            let started = Array::new(ctx.clone())?;
-            started.set(0, id as f64)?;
-            started.set(1, promise)?;
-            Ok(started)
-        }
-        Err(message) => Err(Exception::throw_message(&ctx, &message)),
-    }
+    let (id, promise) =
+        super::bindings::start(ctx.clone(), true, |held| host::start_fetch(&request, held))?;
+    let started = Array::new(ctx)?;
+    started.set(0, id as f64)?;
+    started.set(1, promise)?;
+    Ok(started)
 }
 
 /// The program aborted fetch `id`.

@@ -1,7 +1,7 @@
 // Request and Response, the Fetch Standard's data classes, with the Body
 // mixin (text, json, arrayBuffer, bytes, blob, formData, body as a
-// ReadableStream), and `fetch`, which the host sends under its network
-// policy.
+// ReadableStream), and the Response of a host's answer to `fetch`
+// (web/egress.js).
 // Spec: https://fetch.spec.whatwg.org/#request-class, #response-class, #body-mixin
 // WPT: fetch/api/request, fetch/api/response, fetch/api/body (the table in the README)
 //
@@ -12,7 +12,7 @@
   'use strict';
   const { usv, argumentsRequired, brand } = host.idl;
   const { Blob, File, bytesOfBlob } = host.blob;
-  const { Headers, freeze, sorted: sortedHeaders, fromTrusted, appendTrusted } = host.headers;
+  const { Headers, freeze, fromTrusted, appendTrusted } = host.headers;
   const { FormData, entriesOf, fromEntries } = host.formdata;
   const { URL, URLSearchParams } = host.url;
   const { AbortController, AbortSignal, signals } = host.abort;
@@ -716,16 +716,7 @@
     return { body: r.body, headers: r.headers };
   }, 'Response');
 
-  // ---- fetch --------------------------------------------------------------
-
-  // The host sends the request, if its network policy allows it (by default
-  // it allows nothing), follows redirects itself (checking every hop), and
-  // answers with the whole response, read to its end under the policy's
-  // caps; the body is then read from the sandbox's memory. A rejection's
-  // message is the host's: which policy refused, which cap was reached.
-  // Spec: https://fetch.spec.whatwg.org/#fetch-method
-  const { hostFetch, cancelFetch } = host.natives;
-  const ErrorMessage = (error) => (isObject(error) && typeof error.message === 'string' ? error.message : `${error}`);
+  // ---- responses from the host (web/egress.js) ------------------------------
 
   // The Response of the host's answer: { status, statusText, url,
   // redirected, headers: [[name, value]], body: ArrayBuffer }.
@@ -748,69 +739,9 @@
     return response;
   }
 
-  function fetch(input, init = undefined) {
-    let r;
-    try {
-      argumentsRequired(arguments.length, 1, 'globalThis', 'fetch');
-      r = requestOf(new Request(input, init));
-    } catch (error) {
-      return promiseReject(error);
-    }
-    const signal = r.signal;
-    if (signal !== null && signals.aborted(signal)) return promiseReject(signals.reason(signal));
-    const d = streams.deferred();
-    let done = false;
-    let onAbort = null;
-    const finish = () => {
-      done = true;
-      if (onAbort !== null) signals.remove(signal, onAbort);
-    };
-    const fail = (error) => {
-      if (done) return;
-      finish();
-      d.reject(error);
-    };
-    const send = (body) => {
-      if (done) return;
-      const headers = sortedHeaders(r.headers);
-      let started;
-      try {
-        started = hostFetch(r.method, r.url, headers, r.redirect, body);
-      } catch (error) {
-        fail(new TypeErrorCtor(`fetch ${r.method} ${r.url}: ${ErrorMessage(error)}`));
-        return;
-      }
-      const id = started[0];
-      if (signal !== null) {
-        onAbort = () => {
-          if (done) return;
-          cancelFetch(id);
-          fail(signals.reason(signal));
-        };
-        signals.add(signal, onAbort);
-      }
-      promiseThen(started[1], (head) => {
-        if (done) return;
-        let response;
-        try {
-          response = responseOfHost(head, r.method);
-        } catch (error) {
-          fail(new TypeErrorCtor(`fetch ${r.method} ${r.url}: the response is unusable: ${ErrorMessage(error)}`));
-          return;
-        }
-        finish();
-        d.resolve(response);
-      }, (error) => fail(new TypeErrorCtor(ErrorMessage(error))));
-    };
-    if (r.body === null) send(undefined);
-    else promiseThen(consume(r.body, 'fetch()'), send, fail);
-    return d.promise;
-  }
-
   return {
     Request: brand(Request, 'Request'),
     Response: brand(Response, 'Response'),
-    fetch,
-    internals: { extract, consume, requestOf, responseOf },
+    internals: { extract, consume, requestOf, responseOf, responseOfHost },
   };
 })

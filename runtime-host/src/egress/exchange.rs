@@ -421,20 +421,19 @@ fn client(reach: Reach) -> Result<reqwest::Client, String> {
 pub(crate) struct RunEgress {
     policy: Arc<Policy>,
     made: u32,
-    turns: Arc<Semaphore>,
-    cancel: CancellationToken,
+    /// The requests' turns and the run's cancellation, made by the first
+    /// request sent: a run that sends none pays nothing for them.
+    sending: Option<(Arc<Semaphore>, CancellationToken)>,
     pending: HashMap<u64, CancellationToken>,
     bodies: HashMap<u64, (Vec<u8>, Option<OwnedSemaphorePermit>)>,
 }
 
 impl RunEgress {
     pub(crate) fn new(policy: Arc<Policy>) -> Self {
-        let turns = Arc::new(Semaphore::new(policy.max_in_flight as usize));
         Self {
             policy,
             made: 0,
-            turns,
-            cancel: CancellationToken::new(),
+            sending: None,
             pending: HashMap::new(),
             bodies: HashMap::new(),
         }
@@ -458,10 +457,17 @@ impl RunEgress {
         }
         let exchange =
             Exchange::prepare(request, &self.policy).map_err(|why| format!("{label}: {why}"))?;
-        let token = self.cancel.child_token();
+        let max_in_flight = self.policy.max_in_flight as usize;
+        let (turns, cancel) = self.sending.get_or_insert_with(|| {
+            (
+                Arc::new(Semaphore::new(max_in_flight)),
+                CancellationToken::new(),
+            )
+        });
+        let (turns, token) = (turns.clone(), cancel.child_token());
         self.pending.insert(id, token.clone());
         Ok(exchange
-            .send(label, self.policy.clone(), self.turns.clone(), token)
+            .send(label, self.policy.clone(), turns, token)
             .boxed())
     }
 
@@ -495,6 +501,8 @@ impl RunEgress {
 
 impl Drop for RunEgress {
     fn drop(&mut self) {
-        self.cancel.cancel();
+        if let Some((_, cancel)) = &self.sending {
+            cancel.cancel();
+        }
     }
 }

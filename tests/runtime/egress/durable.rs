@@ -94,3 +94,27 @@ async fn a_hundred_concurrent_runs_of_ten_fetches_each_complete() {
     }
     assert_eq!(server.requests().len(), 1000);
 }
+
+/// A recorded run's responses count against `max_record_bytes`: a response
+/// larger than the record may hold ends the run naming the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recorded_responses_count_against_the_record_cap() {
+    let server = Server::start().await;
+    let runtime = runtime_with(|config| {
+        config.max_record_bytes(64 * 1024).network(reach(&server));
+    });
+    let source = program(
+        &[("origin", &server.origin)],
+        "return (await (await fetch(origin + '/large?bytes=200000')).arrayBuffer()).byteLength;",
+    );
+    let recorded = runtime
+        .run(CodeRunRequest::new(source.clone()).record(true))
+        .await
+        .expect("no misuse");
+    assert_failure(&recorded, FailureKind::Exception, "max_record_bytes");
+    let live = runtime
+        .run(CodeRunRequest::new(source))
+        .await
+        .expect("no misuse");
+    assert_eq!(value_of(&live), json!(200_000));
+}
