@@ -383,6 +383,54 @@ fn memory_bytes() -> anyhow::Result<(u64, u64)> {
     Ok((rss * 1024, pss * 1024))
 }
 
+/// Each mapping of the process (where it starts and what it maps) with
+/// its proportional set size in KiB, from `/proc/self/smaps`.
+fn mappings_pss() -> anyhow::Result<Vec<(String, u64)>> {
+    let text = std::fs::read_to_string("/proc/self/smaps")?;
+    let mut mappings = Vec::new();
+    for line in text.lines() {
+        let mut fields = line.split_whitespace();
+        let Some(first) = fields.next() else { continue };
+        if first.contains('-') && !first.ends_with(':') {
+            // Keyed by where it starts: a heap that grows keeps its key.
+            let (start, _) = first.split_once('-').context("a mapping's range")?;
+            let name = fields.nth(4).unwrap_or("[anonymous]");
+            mappings.push((format!("{start} {name}"), 0));
+        } else if first == "Pss:"
+            && let Some(last) = mappings.last_mut()
+        {
+            last.1 = fields.next().context("Pss's value")?.parse()?;
+        }
+    }
+    Ok(mappings)
+}
+
+/// With `CODERUN_W4_MAPPINGS` set, W4 prints to stderr the mappings whose
+/// proportional set grew while its runs were parked, largest first, per
+/// run: where a parked run's memory is.
+fn print_mapping_growth(before: &[(String, u64)], after: &[(String, u64)], runs: usize) {
+    let before: std::collections::HashMap<&str, u64> = before
+        .iter()
+        .map(|(name, pss)| (name.as_str(), *pss))
+        .collect();
+    let mut growth: Vec<(i64, &str)> = after
+        .iter()
+        .map(|(name, pss)| {
+            let was = before.get(name.as_str()).copied().unwrap_or(0);
+            (*pss as i64 - was as i64, name.as_str())
+        })
+        .filter(|(grown, _)| *grown != 0)
+        .collect();
+    growth.sort_by_key(|(grown, _)| -grown.abs());
+    for (grown, name) in growth.iter().take(20) {
+        eprintln!(
+            "W4 mapping: {:+9} KiB ({:+.2} KiB a run) {name}",
+            grown,
+            *grown as f64 / runs as f64
+        );
+    }
+}
+
 /// W4: `runs` runs at once, each awaiting `tools.echo`, which holds every
 /// call until all runs have made theirs; the resident set is sampled then,
 /// with every run alive.
@@ -410,6 +458,7 @@ async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Va
         timed_run(runtime, request, Some(&json!(1))).await?;
     }
     let (rss_before, pss_before) = memory_bytes()?;
+    let mappings_before = mappings_pss()?;
     let start = Instant::now();
     let pending: Vec<_> = (0..runs)
         .map(|_| {
@@ -425,6 +474,9 @@ async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Va
         Err(_) => arrived.available_permits(),
     };
     let (rss_peak, pss_peak) = memory_bytes()?;
+    if std::env::var_os("CODERUN_W4_MAPPINGS").is_some() {
+        print_mapping_growth(&mappings_before, &mappings_pss()?, runs);
+    }
     release.add_permits(runs);
     let mut completed = 0;
     for run in pending {

@@ -281,7 +281,7 @@ impl Renderer<'_, '_, '_> {
             self.reduce(level, &mut output, ("[", "]"), Some(&numeric), recurse)
         } else {
             let mut properties = self.walk.list();
-            if !plain_object(self.ctx, value, &mut properties) {
+            if !plain_object(self.ctx, value, &mut self.walk.shapes, &mut properties) {
                 return None;
             }
             let span = if properties.is_empty() {
@@ -324,6 +324,10 @@ impl Renderer<'_, '_, '_> {
         let mark = self.out.mark();
         let key = match key {
             Key::Chars(chars) => chars,
+            Key::Name(name) => {
+                self.out.run(Chars::Narrow(name), 0, name.len());
+                return self.out.span(mark);
+            }
             Key::Index(index) => {
                 self.out.ascii("'");
                 self.out.int(i64::from(index));

@@ -2,7 +2,7 @@
 
 use rquickjs::{Ctx, Value, qjs};
 
-use super::scan::Held;
+use super::scan::{Chars, Held};
 use super::text::{Out, json_string};
 use super::values::*;
 
@@ -75,7 +75,7 @@ pub(super) fn json_object(
         }
         out.ascii("]");
         ok
-    } else if plain_object(ctx, value, &mut properties) {
+    } else if plain_object(ctx, value, &mut walk.shapes, &mut properties) {
         out.ascii("{");
         let mut ok = true;
         let mut first = true;
@@ -89,6 +89,11 @@ pub(super) fn json_object(
             first = false;
             match key {
                 Key::Chars(chars) => json_string(out, chars),
+                Key::Name(name) => {
+                    out.ascii("\"");
+                    out.run(Chars::Narrow(name), 0, name.len());
+                    out.ascii("\"");
+                }
                 Key::Index(index) => {
                     out.ascii("\"");
                     out.int(i64::from(index));

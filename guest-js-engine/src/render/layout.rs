@@ -67,7 +67,7 @@ impl Renderer<'_, '_, '_> {
         }
         let span = self.out.span(mark);
         // The joined text replaces the entries' bytes.
-        self.out.buf.replace_range(level..joined, "");
+        self.out.buf.drain(level..joined);
         Some(Span {
             start: level,
             end: level + (span.end - span.start),
@@ -108,18 +108,20 @@ impl Renderer<'_, '_, '_> {
         let limit = (options.break_length - self.indentation as f64) / 3.0 - 2.0;
         let mut widths = Vec::with_capacity(count);
         for entry in &output[..count] {
-            let text = &self.out.buf[entry.value.start..entry.value.end];
+            let ascii = entry.value.end - entry.value.start == entry.value.units;
             // ASCII exactly when each unit took one byte; then its width is
             // its length less its line breaks (its only controls).
-            let width = if text.len() == entry.value.units {
-                if entry.value.newline {
-                    text.bytes().filter(|&b| b >= 32).count()
-                } else {
-                    entry.value.units
-                }
+            let width = if ascii && !entry.value.newline {
+                entry.value.units
             } else {
-                // At least its printable ASCII; measured below if it matters.
-                text.bytes().filter(|b| (0x20..0x7f).contains(b)).count()
+                let text = &self.out.buf.as_bytes()[entry.value.start..entry.value.end];
+                if ascii {
+                    text.iter().filter(|&&b| b >= 32).count()
+                } else {
+                    // At least its printable ASCII; measured below if it
+                    // matters.
+                    text.iter().filter(|b| (0x20..0x7f).contains(*b)).count()
+                }
             };
             if width as f64 >= limit {
                 return Some(None);
@@ -129,8 +131,8 @@ impl Renderer<'_, '_, '_> {
         let mut total = 0.0;
         let mut widest = 0usize;
         for (width, entry) in widths.iter_mut().zip(output) {
-            let text = &self.out.buf[entry.value.start..entry.value.end];
-            if text.len() != entry.value.units {
+            if entry.value.end - entry.value.start != entry.value.units {
+                let text = &self.out.buf[entry.value.start..entry.value.end];
                 let measure = options.string_width.as_ref()?;
                 let measured: f64 = measure.call((text,)).ok()?;
                 *width = measured as usize;

@@ -54,6 +54,11 @@ unsafe extern "C" {
         index: *mut i64,
     ) -> *const qjs::JSValue;
     fn JS_CoderunPristine(ctx: *mut qjs::JSContext, custom: qjs::JSValue) -> c_int;
+    fn JS_CoderunStringChars(value: qjs::JSValue, len: *mut u32) -> *const c_void;
+    fn JS_CoderunObjectShape(
+        value: qjs::JSValue,
+        values: *mut *const qjs::JSValue,
+    ) -> *const c_void;
 }
 
 mod inspect;

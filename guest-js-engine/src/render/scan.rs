@@ -5,7 +5,7 @@ use std::ffi::{c_int, c_void};
 
 use rquickjs::qjs;
 
-use super::JS_CoderunString;
+use super::{JS_CoderunString, JS_CoderunStringChars};
 
 // ---- strings ----------------------------------------------------------------
 
@@ -46,23 +46,42 @@ impl Chars<'_> {
     }
 }
 
-/// A string value's characters, held by a reference until dropped.
+/// A string value's characters: borrowed when the string is flat (valid
+/// while the value is and the engine does not run, which is how long the
+/// renderer uses them), else flattened and held by a reference until
+/// dropped.
 pub(super) struct Held {
     pub(super) ctx: *mut qjs::JSContext,
     pub(super) string: qjs::JSValue,
     pub(super) chars: *const c_void,
     pub(super) len: u32,
     pub(super) wide: c_int,
+    /// Whether `string` is a reference of the holder's own.
+    owned: bool,
 }
 
 impl Held {
     pub(super) fn of(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<Held> {
+        let mut flat = 0u32;
+        // SAFETY: reads a live value's header.
+        let chars = unsafe { JS_CoderunStringChars(value, &mut flat) };
+        if !chars.is_null() {
+            return Some(Held {
+                ctx,
+                string: value,
+                chars,
+                len: flat & 0x7fff_ffff,
+                wide: c_int::from(flat >> 31 != 0),
+                owned: false,
+            });
+        }
         let mut held = Held {
             ctx,
             string: value,
             chars: std::ptr::null(),
             len: 0,
             wide: 0,
+            owned: true,
         };
         // SAFETY: `value` is a live value of `ctx`; on success `string` is a
         // reference that keeps `chars` alive until drop.
@@ -84,15 +103,18 @@ impl Held {
     }
 
     pub(super) fn chars(&self) -> Chars<'_> {
-        // SAFETY: kept alive by `string`'s reference.
+        // SAFETY: alive while the value is (borrowed) or kept alive by
+        // `string`'s reference (held).
         unsafe { Chars::from_raw(self.chars, self.len, self.wide) }
     }
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        // SAFETY: the reference `JS_CoderunString` gave.
-        unsafe { qjs::JS_FreeValue(self.ctx, self.string) }
+        if self.owned {
+            // SAFETY: the reference `JS_CoderunString` gave.
+            unsafe { qjs::JS_FreeValue(self.ctx, self.string) }
+        }
     }
 }
 

@@ -47,7 +47,13 @@ impl Out {
     }
 
     pub(super) fn spaces(&mut self, n: usize) {
-        self.buf.extend(std::iter::repeat_n(' ', n));
+        const SPACES: &str = "                                ";
+        let mut left = n;
+        while left > 0 {
+            let run = left.min(SPACES.len());
+            self.buf.push_str(&SPACES[..run]);
+            left -= run;
+        }
         self.units += n;
     }
 
@@ -58,7 +64,9 @@ impl Out {
 
     /// Appends an earlier span (which stays where it is).
     pub(super) fn copy(&mut self, span: Span) {
-        self.buf.extend_from_within(span.start..span.end);
+        // SAFETY: a span starts and ends where a write did, so between
+        // characters: the copy is UTF-8.
+        unsafe { self.buf.as_mut_vec() }.extend_from_within(span.start..span.end);
         self.units += span.units;
         self.newline |= span.newline;
     }
@@ -122,22 +130,10 @@ impl Out {
     }
 
     pub(super) fn int(&mut self, n: i64) {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut rest = n.unsigned_abs();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        if n < 0 {
-            self.ascii("-");
-        }
-        // SAFETY: ASCII digits.
-        self.ascii(unsafe { std::str::from_utf8_unchecked(&digits[at..]) });
+        let mut text = [0u8; 20];
+        let at = digits(&mut text, 20, n.unsigned_abs(), n < 0);
+        // SAFETY: ASCII digits and a sign.
+        self.ascii(unsafe { std::str::from_utf8_unchecked(&text[at..]) });
     }
 
     /// A number as `Number.prototype.toString` writes it.
@@ -152,30 +148,52 @@ impl Out {
         }
     }
 
-    /// `digits` with a decimal point `fraction` digits from the right
-    /// (and a leading "0." and zeros when there are fewer digits).
-    fn decimal(&mut self, negative: bool, digits: u64, fraction: u32) {
+    /// `scaled / 10^fraction` written out: `scaled`'s digits with a decimal
+    /// point `fraction` digits from the right (and a leading "0." and zeros
+    /// when there are fewer digits).
+    fn decimal(&mut self, negative: bool, scaled: u64, fraction: u32) {
+        const SCALES: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+        let scale = SCALES[fraction as usize];
         let mut text = [0u8; 32];
-        let mut at = text.len();
-        let mut rest = digits;
-        let mut written = 0;
-        while rest > 0 || written <= fraction {
-            if written == fraction && written > 0 {
-                at -= 1;
-                text[at] = b'.';
-            }
-            at -= 1;
-            text[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            written += 1;
-        }
-        if negative {
-            at -= 1;
-            text[at] = b'-';
-        }
+        // The fraction's digits, zero-padded on the left to `fraction`.
+        let end = text.len();
+        let mut at = digits(&mut text, end, scaled % scale, false);
+        let start = end - fraction as usize;
+        text[start..at].fill(b'0');
+        at = start - 1;
+        text[at] = b'.';
+        at = digits(&mut text, at, scaled / scale, negative);
         // SAFETY: ASCII digits, a point and a sign.
         self.ascii(unsafe { std::str::from_utf8_unchecked(&text[at..]) });
     }
+}
+
+/// "00" to "99".
+const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/// `n`'s decimal digits (after a minus sign when `negative`) in `text`,
+/// ending at `end`, two at a time; where they start.
+fn digits(text: &mut [u8], end: usize, mut n: u64, negative: bool) -> usize {
+    let mut at = end;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        text[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        at -= 2;
+        text[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        text[at] = b'0' + n as u8;
+    }
+    if negative {
+        at -= 1;
+        text[at] = b'-';
+    }
+    at
 }
 
 /// `n` as `digits / 10^fraction` with the fewest fraction digits (1 to 6),

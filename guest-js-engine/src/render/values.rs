@@ -5,8 +5,8 @@ use rquickjs::{Ctx, Value, qjs};
 
 use super::scan::Chars;
 use super::{
-    JS_CoderunObjectSlot, JS_CoderunPlainArray, JS_CoderunPlainObject, JS_CoderunPristine,
-    MAX_NESTING,
+    JS_CoderunObjectShape, JS_CoderunObjectSlot, JS_CoderunPlainArray, JS_CoderunPlainObject,
+    JS_CoderunPristine, MAX_NESTING,
 };
 
 // ---- values -----------------------------------------------------------------
@@ -62,7 +62,30 @@ pub(super) fn plain_array<'a>(
 #[derive(Clone, Copy)]
 pub(super) enum Key<'a> {
     Chars(Chars<'a>),
+    /// ASCII that inspect writes as it is (an identifier's letters, `_`
+    /// and digits, not `__proto__`) and JSON quotes without escapes.
+    Name(&'a [u8]),
     Index(u32),
+}
+
+impl<'a> Key<'a> {
+    /// A key of these characters, a `Name` when it is one.
+    pub(super) fn of(chars: Chars<'a>) -> Key<'a> {
+        let name = match chars {
+            Chars::Narrow(bytes) => bytes,
+            Chars::Wide(_) => return Key::Chars(chars),
+        };
+        let identifier = !name.is_empty()
+            && name != b"__proto__"
+            && name.iter().enumerate().all(|(at, &c)| {
+                c == b'_' || c.is_ascii_alphabetic() || (at > 0 && c.is_ascii_digit())
+            });
+        if identifier {
+            Key::Name(name)
+        } else {
+            Key::Chars(chars)
+        }
+    }
 }
 
 /// An own property: its key, its value (borrowed), and its key as an array
@@ -71,44 +94,129 @@ pub(super) type Property<'a> = (Key<'a>, qjs::JSValue, i64);
 
 /// A plain object's own properties into `properties`, in the order the
 /// standard gives own keys (array indices first, ascending; then the rest
-/// as created); false when it is not a plain object.
+/// as created); false when it is not a plain object. The shape's analysis
+/// (which slots, which keys, in which order) is done once per shape a
+/// walk meets: the objects of an array of records share a few shapes.
 pub(super) fn plain_object<'a>(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
+    shapes: &mut Shapes<'a>,
     properties: &mut Vec<Property<'a>>,
 ) -> bool {
     properties.clear();
-    // SAFETY: `value` is a live value of `ctx`.
-    let slots = unsafe { JS_CoderunPlainObject(ctx, value) };
-    if slots < 0 {
+    let mut values = std::ptr::null();
+    // SAFETY: `value` is a live value; the shape and slots are read before
+    // the engine runs again.
+    let shape = unsafe { JS_CoderunObjectShape(value, &mut values) } as usize;
+    if shape == 0 {
         return false;
     }
-    let mut indices = false;
-    for at in 0..slots {
-        let (mut chars, mut len, mut wide, mut index) = (std::ptr::null(), 0u32, 0, -1i64);
-        // SAFETY: `at` is below the count the object reported; keys and
-        // values are read before the engine runs again.
-        let found = unsafe {
-            JS_CoderunObjectSlot(ctx, value, at, &mut chars, &mut len, &mut wide, &mut index)
-        };
-        if found.is_null() {
-            continue;
-        }
-        let key = if chars.is_null() {
-            Key::Index(index as u32)
-        } else {
-            // SAFETY: the key's characters, alive while the property is.
-            Key::Chars(unsafe { Chars::from_raw(chars, len, wide) })
-        };
-        indices |= index >= 0;
-        // SAFETY: the slot's value, borrowed.
-        properties.push((key, unsafe { *found }, index));
-    }
-    if indices {
-        properties.sort_by_key(|&(_, _, index)| if index >= 0 { index } else { i64::MAX });
+    let Some((from, to)) = shapes.analysed(ctx, value, shape) else {
+        return false;
+    };
+    for &(slot, key, index) in &shapes.slots[from..to] {
+        // SAFETY: the shape says slot `slot` is a data property of this
+        // object, whose slots are one value each.
+        properties.push((key, unsafe { *values.add(slot as usize) }, index));
     }
     true
 }
+
+/// The shapes a walk has analysed: each one's own data properties (slot,
+/// key, key as an array index) in own-key order, or that it is not plain.
+#[derive(Default)]
+pub(super) struct Shapes<'a> {
+    /// Shape address → its range of `slots`, or `None` when not plain.
+    known: std::collections::HashMap<usize, Option<(usize, usize)>, AddressHash>,
+    /// The last shape looked up, and its answer.
+    last: (usize, Option<(usize, usize)>),
+    slots: Vec<(u32, Key<'a>, i64)>,
+}
+
+impl<'a> Shapes<'a> {
+    fn analysed(
+        &mut self,
+        ctx: *mut qjs::JSContext,
+        value: qjs::JSValue,
+        shape: usize,
+    ) -> Option<(usize, usize)> {
+        if self.last.0 == shape {
+            return self.last.1;
+        }
+        let answer = match self.known.get(&shape) {
+            Some(&answer) => answer,
+            None => {
+                let answer = self.analyse(ctx, value);
+                self.known.insert(shape, answer);
+                answer
+            }
+        };
+        self.last = (shape, answer);
+        answer
+    }
+
+    /// Reads the shape of `value` slot by slot.
+    fn analyse(&mut self, ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<(usize, usize)> {
+        // SAFETY: `value` is a live value of `ctx`.
+        let count = unsafe { JS_CoderunPlainObject(ctx, value) };
+        if count < 0 {
+            return None;
+        }
+        let from = self.slots.len();
+        let mut indices = false;
+        for at in 0..count {
+            let (mut chars, mut len, mut wide, mut index) = (std::ptr::null(), 0u32, 0, -1i64);
+            // SAFETY: `at` is below the count the object reported; keys are
+            // the shape's atoms, alive while the value is.
+            let found = unsafe {
+                JS_CoderunObjectSlot(ctx, value, at, &mut chars, &mut len, &mut wide, &mut index)
+            };
+            if found.is_null() {
+                continue;
+            }
+            let key = if chars.is_null() {
+                Key::Index(index as u32)
+            } else {
+                // SAFETY: the key's characters, alive while the shape is.
+                Key::of(unsafe { Chars::from_raw(chars, len, wide) })
+            };
+            indices |= index >= 0;
+            self.slots.push((at as u32, key, index));
+        }
+        if indices {
+            self.slots[from..]
+                .sort_by_key(|&(_, _, index)| if index >= 0 { index } else { i64::MAX });
+        }
+        Some((from, self.slots.len()))
+    }
+}
+
+/// A hasher for addresses: one multiplication, its high half folded in.
+#[derive(Default, Clone, Copy)]
+pub(super) struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        let x = n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = x ^ (x >> 29);
+    }
+}
+
+pub(super) type AddressHash = std::hash::BuildHasherDefault<AddressHasher>;
 
 pub(super) fn object_id(value: qjs::JSValue) -> usize {
     // SAFETY: an object's pointer, compared and never dereferenced.
@@ -127,6 +235,7 @@ pub(super) fn pristine(ctx: &Ctx<'_>, custom: &Value<'_>) -> bool {
 pub(super) struct Walk<'a> {
     pub(super) path: Vec<usize>,
     pub(super) lists: Vec<Vec<Property<'a>>>,
+    pub(super) shapes: Shapes<'a>,
 }
 
 impl<'a> Walk<'a> {
