@@ -32,12 +32,14 @@ mod address;
 mod exchange;
 mod policy;
 mod record;
+mod run;
 
-pub(crate) use exchange::{Answer, RunEgress};
+pub(crate) use exchange::Answer;
 pub(crate) use policy::Policy;
 pub(crate) use record::{
     FETCH_FUNCTION, describe_request, name_recorded, recorded_response, split_outcome,
 };
+pub(crate) use run::RunEgress;
 
 /// What the programs of a runtime, or of one request, may reach with
 /// `fetch`. The default allows nothing.
