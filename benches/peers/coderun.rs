@@ -422,6 +422,21 @@ fn print_mapping_growth(before: &[(String, u64)], after: &[(String, u64)], runs:
         .filter(|(grown, _)| *grown != 0)
         .collect();
     growth.sort_by_key(|(grown, _)| -grown.abs());
+    // By name as well: the pooling allocator maps the image once per slot,
+    // and each pooled stack is a mapping of its own between guard pages.
+    let mut by_name: std::collections::BTreeMap<&str, (i64, usize)> = Default::default();
+    for (grown, key) in &growth {
+        let name = key.split_once(' ').map_or(*key, |(_, name)| name);
+        let entry = by_name.entry(name).or_default();
+        entry.0 += grown;
+        entry.1 += 1;
+    }
+    for (name, (grown, count)) in &by_name {
+        eprintln!(
+            "W4 by name: {grown:+9} KiB ({:+.2} KiB a run) over {count} mappings: {name}",
+            *grown as f64 / runs as f64
+        );
+    }
     for (grown, name) in growth.iter().take(20) {
         eprintln!(
             "W4 mapping: {:+9} KiB ({:+.2} KiB a run) {name}",
@@ -429,6 +444,87 @@ fn print_mapping_growth(before: &[(String, u64)], after: &[(String, u64)], runs:
             *grown as f64 / runs as f64
         );
     }
+}
+
+/// With `CODERUN_W4_MAPPINGS` set, W4 also prints each page of the guest's
+/// memory image that at least half the slots hold a private copy of
+/// (present, and no longer the image's page): the pages a parked run
+/// writes, as offsets into the image. With `CODERUN_W4_WORDS=FILE` too, it
+/// writes the words that differ from the image on one slot's copied pages
+/// to FILE (`offset old new`, in hex), to tell a reference count from a
+/// list link.
+fn print_image_pages(runs: usize) -> anyhow::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let maps = std::fs::read_to_string("/proc/self/maps")?;
+    let images: Vec<(String, u64, u64)> = maps
+        .lines()
+        .filter(|line| line.contains("/memfd:wasm-memory-image"))
+        .map(|line| {
+            let mut fields = line.split_whitespace();
+            let range = fields.next().context("a mapping's range")?;
+            let start = range.split_once('-').context("a mapping's range")?.0;
+            let offset = fields.nth(1).context("a mapping's offset")?;
+            Ok((
+                range.to_owned(),
+                u64::from_str_radix(start, 16)?,
+                u64::from_str_radix(offset, 16)?,
+            ))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut pagemap = std::fs::File::open("/proc/self/pagemap")?;
+    let mut copies: std::collections::BTreeMap<u64, usize> = Default::default();
+    for (range, start, _) in &images {
+        let (_, end) = range.split_once('-').context("a mapping's range")?;
+        let pages = (u64::from_str_radix(end, 16)? - start) / 4096;
+        let mut entries = vec![0u8; pages as usize * 8];
+        pagemap.seek(SeekFrom::Start(start / 4096 * 8))?;
+        pagemap.read_exact(&mut entries)?;
+        for (page, entry) in entries.chunks_exact(8).enumerate() {
+            let entry = u64::from_le_bytes(entry.try_into()?);
+            // Present (bit 63), and anonymous rather than the file's (61).
+            if entry >> 63 & 1 == 1 && entry >> 61 & 1 == 0 {
+                *copies.entry(page as u64).or_default() += 1;
+            }
+        }
+    }
+    let common: Vec<u64> = copies
+        .iter()
+        .filter(|(_, slots)| **slots * 2 >= runs)
+        .map(|(page, _)| *page)
+        .collect();
+    eprintln!(
+        "W4 image pages copied by at least half the runs: {}",
+        common.len()
+    );
+    for page in &common {
+        eprintln!("W4 image page at offset {:#x}", page * 4096);
+    }
+    if let (Some(path), Some((range, start, offset))) =
+        (std::env::var_os("CODERUN_W4_WORDS"), images.first())
+    {
+        let mut image = std::fs::File::open(format!("/proc/self/map_files/{range}"))?;
+        let mut memory = std::fs::File::open("/proc/self/mem")?;
+        let mut words = String::new();
+        let (mut now, mut was) = (vec![0u8; 4096], vec![0u8; 4096]);
+        for page in &common {
+            memory.seek(SeekFrom::Start(start + page * 4096))?;
+            memory.read_exact(&mut now)?;
+            image.seek(SeekFrom::Start(offset + page * 4096))?;
+            image.read_exact(&mut was)?;
+            for (at, (old, new)) in was.chunks_exact(4).zip(now.chunks_exact(4)).enumerate() {
+                if old != new {
+                    words += &format!(
+                        "{:#x} {:08x} {:08x}\n",
+                        page * 4096 + at as u64 * 4,
+                        u32::from_le_bytes(old.try_into()?),
+                        u32::from_le_bytes(new.try_into()?)
+                    );
+                }
+            }
+        }
+        std::fs::write(path, words)?;
+    }
+    Ok(())
 }
 
 /// W4: `runs` runs at once, each awaiting `tools.echo`, which holds every
@@ -476,6 +572,7 @@ async fn concurrent(runtime: &WasmCodeRuntime, runs: usize) -> anyhow::Result<Va
     let (rss_peak, pss_peak) = memory_bytes()?;
     if std::env::var_os("CODERUN_W4_MAPPINGS").is_some() {
         print_mapping_growth(&mappings_before, &mappings_pss()?, runs);
+        print_image_pages(runs)?;
     }
     release.add_permits(runs);
     let mut completed = 0;
