@@ -36,7 +36,16 @@ function value(depth) {{
   if (r < 0.45) {{
     const n = pick([7, 12, 30, 101, 150]);
     const a = [];
-    for (let i = 0; i < n; i++) a.push(rand() < 0.5 ? Math.floor(rand() * 100000) / pick([1, 10, 1000]) : Math.floor(rand() * 10));
+    // Mostly numbers the display lays out from the JSON's text; some with
+    // one it writes otherwise (-0, NaN, Infinity) or one too wide for
+    // columns, which the general path takes.
+    const special = rand() < 0.3;
+    for (let i = 0; i < n; i++) {{
+      const r = rand();
+      if (special && r < 0.05) a.push(pick(numbers));
+      else if (r < 0.2) a.push(-Math.floor(rand() * 1e6) / pick([1, 7, 100]));
+      else a.push(r < 0.6 ? Math.floor(rand() * 100000) / pick([1, 10, 1000]) : Math.floor(rand() * 10));
+    }}
     return a;
   }}
   if (r < 0.55) {{
@@ -127,6 +136,31 @@ async fn what_the_native_renderer_declines_is_rendered_in_javascript() {
         display.contains("[Array]"),
         "the deep array is cut at depth 64: {display}"
     );
+}
+
+/// Returning 10,000 numbers costs at most 110 units of fuel per byte of
+/// JSON: each is formatted once, for the JSON, and the display lays their
+/// texts out in columns from there (formatting them again cost 180). The
+/// display is the one the JavaScript renderer writes.
+#[tokio::test]
+async fn returning_an_array_of_numbers_formats_each_number_once() {
+    let build = "const a = []; for (let i = 1; i <= 10000; i++) a.push(i % 7 ? i * 1.5 : -i);";
+    let built = run(&format!("{build} return a.length;")).await;
+    let returned = run(&format!("{build} return a;")).await;
+    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{build} return a;")).await;
+    assert_ok(&returned);
+    assert_ok(&javascript);
+    assert_eq!(returned.value, javascript.value);
+    assert_eq!(returned.value_display, javascript.value_display);
+    let display = returned.value_display.as_deref().expect("a display");
+    assert!(
+        display.starts_with("[\n      1.5,     3,     4.5,     6,"),
+        "{}",
+        &display[..100]
+    );
+    let bytes = serde_json::to_string(&returned.value).expect("JSON").len() as u64;
+    let per_byte = (returned.fuel_consumed - built.fuel_consumed) / bytes;
+    assert!(per_byte <= 110, "returning cost {per_byte} fuel per byte");
 }
 
 /// Returning ten 100 KB strings costs at most 20 units of fuel per byte of

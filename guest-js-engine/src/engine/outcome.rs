@@ -31,7 +31,9 @@ pub(super) fn encode<'js>(
     let custom: Value = internals
         .get("custom")
         .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
-    let native_json = render::json(ctx, &value, &custom);
+    // The JSON first: the display lays out the arrays of numbers it
+    // noted from their text there.
+    let native_json = render::json_noting(ctx, &value, &custom);
     let native_display = if value.is_string() {
         render::well_formed(ctx, &value)
     } else {
@@ -42,10 +44,13 @@ pub(super) fn encode<'js>(
             &custom,
             &mut render::Inspect::returned(f64::from(room), string_width),
             0.0,
+            native_json
+                .as_ref()
+                .map(|(json, numbers)| (json.as_str(), numbers)),
         )
     };
     let encoded = match native_json {
-        Some(json) => Ok(json),
+        Some((json, _)) => Ok(json),
         None => internals
             .get::<_, Function>("encodeResult")
             .and_then(|encode| encode.call::<_, String>((value.clone(), room))),

@@ -3,6 +3,7 @@
 
 use rquickjs::{Array, Ctx, Function, Object, Value, qjs};
 
+use super::numbers::NumberArrays;
 use super::scan::{Chars, Held, InspectStop, UnitStop, scan};
 use super::text::{Out, Span, quote};
 use super::values::*;
@@ -54,12 +55,14 @@ pub fn inspect<'js>(
     custom: &Value<'js>,
     state: &mut Inspect<'js>,
     recurse_times: f64,
+    numbers: Option<(&str, &NumberArrays)>,
 ) -> Option<String> {
     if !value.is_string() && !pristine(ctx, custom) {
         return None;
     }
     let mut renderer = Renderer {
         ctx: ctx.as_raw().as_ptr(),
+        numbers,
         room: state.room,
         indentation: state.indentation,
         current_depth: state.current_depth,
@@ -103,6 +106,9 @@ impl Entry {
 
 pub(super) struct Renderer<'a, 'js, 'v> {
     pub(super) ctx: *mut qjs::JSContext,
+    /// The returned value's JSON and the arrays of numbers it holds, when
+    /// the value was written as JSON first.
+    pub(super) numbers: Option<(&'a str, &'a NumberArrays)>,
     pub(super) options: &'a Inspect<'js>,
     pub(super) room: f64,
     pub(super) indentation: usize,
@@ -232,6 +238,10 @@ impl Renderer<'_, '_, '_> {
             }
             let recurse = recurse + 1.0;
             self.current_depth = recurse;
+            if let Some(span) = self.number_columns(value, elements.len()) {
+                self.entries[depth] = output;
+                return Some(span);
+            }
             let limit = self
                 .options
                 .max_array_length
@@ -395,7 +405,7 @@ pub fn inspect_plain<'js>(
         seen: ids,
         string_width: Some(string_width),
     };
-    let Some(text) = inspect(&ctx, &value, &custom, &mut options, recurse_times) else {
+    let Some(text) = inspect(&ctx, &value, &custom, &mut options, recurse_times, None) else {
         return Ok(None);
     };
     budget.set("room", options.room)?;

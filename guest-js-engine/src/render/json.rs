@@ -2,6 +2,7 @@
 
 use rquickjs::{Ctx, Value, qjs};
 
+use super::numbers::{GROUPED, NumberArrays};
 use super::scan::{Chars, Held};
 use super::text::{Out, json_string};
 use super::values::*;
@@ -12,6 +13,31 @@ use super::values::*;
 /// `None` otherwise (a cycle, a BigInt, a function, a class instance, a
 /// top-level `undefined`...), for JavaScript to decide.
 pub fn json(ctx: &Ctx<'_>, value: &Value<'_>, custom: &Value<'_>) -> Option<String> {
+    render(ctx, value, custom, Walk::default()).map(|(json, _)| json)
+}
+
+/// [`json`], noting the arrays of numbers it writes, for [`inspect`] to
+/// lay them out from the JSON (see `numbers.rs`).
+///
+/// [`inspect`]: super::inspect
+pub fn json_noting(
+    ctx: &Ctx<'_>,
+    value: &Value<'_>,
+    custom: &Value<'_>,
+) -> Option<(String, NumberArrays)> {
+    let walk = Walk {
+        numbers: Some(NumberArrays::default()),
+        ..Walk::default()
+    };
+    render(ctx, value, custom, walk).map(|(json, numbers)| (json, numbers.unwrap_or_default()))
+}
+
+fn render(
+    ctx: &Ctx<'_>,
+    value: &Value<'_>,
+    custom: &Value<'_>,
+    mut walk: Walk<'_>,
+) -> Option<(String, Option<NumberArrays>)> {
     if !value.is_string() && !pristine(ctx, custom) {
         return None;
     }
@@ -23,8 +49,8 @@ pub fn json(ctx: &Ctx<'_>, value: &Value<'_>, custom: &Value<'_>) -> Option<Stri
     {
         out.buf.reserve(held.len as usize + 2);
     }
-    let mut walk = Walk::default();
-    json_value(ctx.as_raw().as_ptr(), value.as_raw(), &mut out, &mut walk).then_some(out.buf)
+    json_value(ctx.as_raw().as_ptr(), value.as_raw(), &mut out, &mut walk)
+        .then(|| (out.buf, walk.numbers.take()))
 }
 
 pub(super) fn json_value(
@@ -61,19 +87,45 @@ pub(super) fn json_object(
     let mut properties = walk.list();
     let done = if let Some(elements) = plain_array(ctx, value) {
         out.ascii("[");
+        let text = out.buf.len();
+        // Whether this array's elements are still being noted, and since
+        // where.
+        let mut noting = walk
+            .numbers
+            .as_ref()
+            .filter(|_| elements.len() >= GROUPED)
+            .map(NumberArrays::mark);
         let mut ok = true;
         for (i, &element) in elements.iter().enumerate() {
             if i > 0 {
                 out.ascii(",");
             }
-            if matches!(kind(element), Kind::Undefined) {
+            let element_kind = kind(element);
+            if let Some(mark) = noting
+                && !NumberArrays::notable(&element_kind)
+            {
+                if let Some(numbers) = walk.numbers.as_mut() {
+                    numbers.drop_from(mark);
+                }
+                noting = None;
+            }
+            let before = out.buf.len();
+            if matches!(element_kind, Kind::Undefined) {
                 out.ascii("null");
             } else if !json_value(ctx, element, out, walk) {
                 ok = false;
                 break;
             }
+            if noting.is_some()
+                && let Some(numbers) = walk.numbers.as_mut()
+            {
+                numbers.push(out.buf.len() - before);
+            }
         }
         out.ascii("]");
+        if ok && let (Some(mark), Some(numbers)) = (noting, walk.numbers.as_mut()) {
+            numbers.note(object_id(value), text, mark);
+        }
         ok
     } else if plain_object(ctx, value, &mut walk.shapes, &mut properties) {
         out.ascii("{");

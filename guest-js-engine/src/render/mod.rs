@@ -64,10 +64,11 @@ unsafe extern "C" {
 mod inspect;
 mod json;
 mod layout;
+mod numbers;
 mod scan;
 mod text;
 mod values;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
-pub use json::json;
+pub use json::{json, json_noting};
 pub use text::well_formed;

@@ -130,10 +130,24 @@ impl Out {
     }
 
     pub(super) fn int(&mut self, n: i64) {
-        let mut text = [0u8; 20];
-        let at = digits(&mut text, 20, n.unsigned_abs(), n < 0);
-        // SAFETY: ASCII digits and a sign.
-        self.ascii(unsafe { std::str::from_utf8_unchecked(&text[at..]) });
+        let negative = n < 0;
+        let magnitude = n.unsigned_abs();
+        let len = usize::from(negative) + decimal_len(magnitude);
+        self.buf.reserve(len);
+        // SAFETY: `len` bytes are reserved after the text; the digits fill
+        // them from the right and the sign (if any) the first: ASCII, so
+        // the text stays UTF-8.
+        unsafe {
+            let bytes = self.buf.as_mut_vec();
+            let start = bytes.len();
+            let at = bytes.as_mut_ptr().add(start);
+            write_digits(at.add(len), magnitude);
+            if negative {
+                at.write(b'-');
+            }
+            bytes.set_len(start + len);
+        }
+        self.units += len;
     }
 
     /// A number as `Number.prototype.toString` writes it.
@@ -153,47 +167,93 @@ impl Out {
     /// when there are fewer digits).
     fn decimal(&mut self, negative: bool, scaled: u64, fraction: u32) {
         const SCALES: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
-        let scale = SCALES[fraction as usize];
-        let mut text = [0u8; 32];
-        // The fraction's digits, zero-padded on the left to `fraction`.
-        let end = text.len();
-        let mut at = digits(&mut text, end, scaled % scale, false);
-        let start = end - fraction as usize;
-        text[start..at].fill(b'0');
-        at = start - 1;
-        text[at] = b'.';
-        at = digits(&mut text, at, scaled / scale, negative);
-        // SAFETY: ASCII digits, a point and a sign.
-        self.ascii(unsafe { std::str::from_utf8_unchecked(&text[at..]) });
+        let fraction = fraction as usize;
+        let scale = SCALES[fraction];
+        let (whole, part) = (scaled / scale, scaled % scale);
+        let len = usize::from(negative) + decimal_len(whole) + 1 + fraction;
+        self.buf.reserve(len);
+        // SAFETY: `len` bytes are reserved after the text: the fraction's
+        // digits, zero-padded on the left to `fraction` (`part` has at most
+        // that many), the point, the whole part's digits and the sign fill
+        // them exactly, all ASCII.
+        unsafe {
+            let bytes = self.buf.as_mut_vec();
+            let start = bytes.len();
+            let at = bytes.as_mut_ptr().add(start);
+            let point = at.add(len - fraction - 1);
+            let mut first = write_digits(at.add(len), part);
+            while first > point.add(1) {
+                first = first.sub(1);
+                first.write(b'0');
+            }
+            point.write(b'.');
+            write_digits(point, whole);
+            if negative {
+                at.write(b'-');
+            }
+            bytes.set_len(start + len);
+        }
+        self.units += len;
     }
 }
 
 /// "00" to "99".
 const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/// `n`'s decimal digits (after a minus sign when `negative`) in `text`,
-/// ending at `end`, two at a time; where they start.
-fn digits(text: &mut [u8], end: usize, mut n: u64, negative: bool) -> usize {
-    let mut at = end;
-    while n >= 100 {
-        let pair = (n % 100) as usize * 2;
-        n /= 100;
-        at -= 2;
-        text[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+/// 10^0 to 10^19.
+const POWERS: [u64; 20] = {
+    let mut powers = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        powers[i] = powers[i - 1] * 10;
+        i += 1;
     }
-    if n >= 10 {
-        let pair = n as usize * 2;
-        at -= 2;
-        text[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-    } else {
-        at -= 1;
-        text[at] = b'0' + n as u8;
+    powers
+};
+
+/// How many decimal digits `n` has (1 for 0): its bit length times
+/// log10(2) (as 1233 / 4096), corrected by one comparison.
+fn decimal_len(n: u64) -> usize {
+    let n = n | 1;
+    let guess = (((64 - n.leading_zeros()) * 1233) >> 12) as usize;
+    guess + usize::from(n >= POWERS[guess])
+}
+
+/// Writes `n`'s decimal digits so that they end just before `end`, four
+/// at a time, and returns where they start.
+///
+/// # Safety
+/// The `decimal_len(n)` bytes before `end` are writable.
+unsafe fn write_digits(mut end: *mut u8, mut n: u64) -> *mut u8 {
+    let pair = |at: *mut u8, two: u32| {
+        // SAFETY: `two` < 100, so its pair is in the table; `at` is writable
+        // (the caller's promise).
+        unsafe { std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(two as usize * 2), at, 2) }
+    };
+    // SAFETY: each write is one of the number's digits, before `end`.
+    unsafe {
+        while n >= 10_000 {
+            let four = (n % 10_000) as u32;
+            n /= 10_000;
+            end = end.sub(4);
+            pair(end, four / 100);
+            pair(end.add(2), four % 100);
+        }
+        let mut n = n as u32;
+        if n >= 100 {
+            end = end.sub(2);
+            pair(end, n % 100);
+            n /= 100;
+        }
+        if n >= 10 {
+            end = end.sub(2);
+            pair(end, n);
+        } else {
+            end = end.sub(1);
+            end.write(b'0' + n as u8);
+        }
     }
-    if negative {
-        at -= 1;
-        text[at] = b'-';
-    }
-    at
+    end
 }
 
 /// `n` as `digits / 10^fraction` with the fewest fraction digits (1 to 6),

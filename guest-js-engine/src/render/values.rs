@@ -3,6 +3,7 @@
 
 use rquickjs::{Ctx, Value, qjs};
 
+use super::numbers::NumberArrays;
 use super::scan::Chars;
 use super::{
     JS_CoderunObjectShape, JS_CoderunObjectSlot, JS_CoderunPlainArray, JS_CoderunPlainObject,
@@ -236,6 +237,8 @@ pub(super) struct Walk<'a> {
     pub(super) path: Vec<usize>,
     pub(super) lists: Vec<Vec<Property<'a>>>,
     pub(super) shapes: Shapes<'a>,
+    /// The arrays of numbers a JSON walk notes, when it notes them.
+    pub(super) numbers: Option<NumberArrays>,
 }
 
 impl<'a> Walk<'a> {

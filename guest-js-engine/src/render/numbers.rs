@@ -1,0 +1,152 @@
+//! Arrays of numbers, formatted once. The JSON walk of a returned value
+//! notes, for each array of seven or more finite numbers, where its
+//! elements' texts are in the JSON; `util.inspect`'s walk then lays those
+//! texts out in Node's columns (`groupArrayElements`, then
+//! `reduceToSingleString`'s lines) straight from the JSON, without
+//! formatting a number again or keeping an entry per element. JSON and
+//! `util.inspect` write a finite number alike, except `-0`, which is not
+//! noted.
+
+use std::collections::HashMap;
+
+use rquickjs::qjs;
+
+use super::inspect::Renderer;
+use super::text::Span;
+use super::values::{AddressHash, Kind};
+
+/// The fewest elements an array must have for Node to group it into
+/// columns (and so for it to be noted).
+pub(super) const GROUPED: usize = 7;
+
+/// The arrays of numbers a JSON walk wrote, and where their texts are.
+#[derive(Default)]
+pub struct NumberArrays {
+    /// An array's id → where its first element's text starts in the JSON,
+    /// and the range of `lengths` that holds its elements' lengths.
+    arrays: HashMap<usize, (usize, usize, usize), AddressHash>,
+    lengths: Vec<u32>,
+}
+
+impl NumberArrays {
+    /// Whether an element of this kind is written the same in JSON and by
+    /// `util.inspect`.
+    pub(super) fn notable(kind: &Kind) -> bool {
+        match *kind {
+            Kind::Int(_) => true,
+            Kind::Float(n) => n.is_finite() && (n != 0.0 || n.is_sign_positive()),
+            _ => false,
+        }
+    }
+
+    /// Where the next array's lengths start.
+    pub(super) fn mark(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// One more element's length, for the array being written.
+    pub(super) fn push(&mut self, len: usize) {
+        self.lengths.push(len as u32);
+    }
+
+    /// Forgets the lengths noted since `mark`: the array has an element
+    /// that is not a number.
+    pub(super) fn drop_from(&mut self, mark: usize) {
+        self.lengths.truncate(mark);
+    }
+
+    /// Notes the array `id`, whose first element's text starts at `text`
+    /// and whose lengths were pushed since `mark`.
+    pub(super) fn note(&mut self, id: usize, text: usize, mark: usize) {
+        self.arrays.insert(id, (text, mark, self.lengths.len()));
+    }
+}
+
+impl Renderer<'_, '_, '_> {
+    /// `formatList` for a noted array of numbers that Node groups into
+    /// columns: the whole text, written where the array's text starts,
+    /// and the room spent as formatting each element would have
+    /// spent it. `None` (nothing written) when the array is not noted, or
+    /// is cut short (by `maxArrayLength` or the room), or is not grouped:
+    /// the general path takes it.
+    pub(super) fn number_columns(&mut self, value: qjs::JSValue, count: usize) -> Option<Span> {
+        let (json, arrays) = self.numbers?;
+        if count < GROUPED || self.options.max_array_length < count as f64 {
+            return None;
+        }
+        let &(text, from, to) = arrays.arrays.get(&super::values::object_id(value))?;
+        let lengths = arrays.lengths.get(from..to)?;
+        let last = *lengths.last()? as usize;
+        if lengths.len() != count {
+            return None;
+        }
+        // Each element is formatted while room is left before it.
+        let total: usize = lengths.iter().map(|&len| len as usize).sum();
+        if self.room - (total - last) as f64 <= 0.0 {
+            return None;
+        }
+        // `groupArrayElements`, for entries that are ASCII and one line.
+        let options = self.options;
+        let indentation = self.indentation as f64;
+        let limit = (options.break_length - indentation) / 3.0 - 2.0;
+        let widest = lengths.iter().copied().max()? as usize;
+        if widest as f64 >= limit {
+            return None;
+        }
+        let cells = (total + 2 * count) as f64;
+        let cell = (widest + 2) as f64;
+        if cell * 3.0 + indentation >= options.break_length || !(cells / cell > 5.0 || widest <= 6)
+        {
+            return None;
+        }
+        let bias = (cell - cells / count as f64).sqrt();
+        let biased = (cell - 3.0 - bias).max(1.0);
+        let columns = ((2.5 * biased * count as f64).sqrt() / biased + 0.5)
+            .floor()
+            .min(((options.break_length - indentation) / cell).floor())
+            .min(options.compact * 4.0)
+            .min(15.0);
+        if columns.is_nan() || columns <= 1.0 {
+            return None;
+        }
+        let columns = columns as usize;
+        let mut column_widths = [0u32; 15];
+        for row in lengths.chunks(columns) {
+            for (width, &len) in column_widths.iter_mut().zip(row) {
+                *width = (*width).max(len);
+            }
+        }
+        // `reduceToSingleString` with more entries than lines: each line on
+        // a line of its own, the numbers right-aligned in their columns.
+        let json = json.as_bytes().get(text..text + total + count - 1)?;
+        let rows = count.div_ceil(columns);
+        self.out
+            .buf
+            .reserve(count * (widest + 2) + rows * (self.indentation + 4) + self.indentation + 4);
+        let mark = self.out.mark();
+        self.out.ascii("[");
+        let mut at = 0;
+        for (r, row) in lengths.chunks(columns).enumerate() {
+            self.out.ascii(if r == 0 { "\n" } else { ",\n" });
+            self.out.spaces(self.indentation + 2);
+            for (c, (&width, &len)) in column_widths.iter().zip(row).enumerate() {
+                let len = len as usize;
+                self.out.spaces((width as usize) - len);
+                let number = json.get(at..at + len).unwrap_or_default();
+                // SAFETY: a number's JSON text is ASCII.
+                self.out
+                    .ascii(unsafe { std::str::from_utf8_unchecked(number) });
+                at += len + 1;
+                if c + 1 < row.len() {
+                    self.out.ascii(", ");
+                }
+            }
+        }
+        self.out.ascii("\n");
+        self.out.spaces(self.indentation);
+        self.out.ascii("]");
+        self.out.newline = true;
+        self.room -= total as f64;
+        Some(self.out.span(mark))
+    }
+}
