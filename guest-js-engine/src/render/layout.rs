@@ -90,6 +90,34 @@ impl Renderer<'_, '_, '_> {
         true
     }
 
+    /// `groupArrayElements`' number of columns for `count` entries whose
+    /// widest is `widest` columns wide and whose cells (each entry's width
+    /// plus 2) add up to `total` over `entries` output entries; `None` when
+    /// Node does not group them.
+    pub(super) fn columns(
+        &self,
+        widest: usize,
+        total: f64,
+        entries: usize,
+        count: usize,
+    ) -> Option<usize> {
+        let options = self.options;
+        let cell = (widest + 2) as f64;
+        let indentation = self.indentation as f64;
+        if cell * 3.0 + indentation >= options.break_length || !(total / cell > 5.0 || widest <= 6)
+        {
+            return None;
+        }
+        let bias = (cell - total / entries as f64).sqrt();
+        let biased = (cell - 3.0 - bias).max(1.0);
+        let columns = ((2.5 * biased * count as f64).sqrt() / biased + 0.5)
+            .floor()
+            .min(((options.break_length - indentation) / cell).floor())
+            .min(options.compact * 4.0)
+            .min(15.0);
+        (!columns.is_nan() && columns > 1.0).then_some(columns as usize)
+    }
+
     /// `groupArrayElements`; `None` when an entry is not ASCII (its
     /// terminal width is JavaScript's to measure).
     pub(super) fn group(
@@ -140,23 +168,9 @@ impl Renderer<'_, '_, '_> {
             total += (*width + 2) as f64;
             widest = widest.max(*width);
         }
-        let cell = (widest + 2) as f64;
-        let indentation = self.indentation as f64;
-        if cell * 3.0 + indentation >= options.break_length || !(total / cell > 5.0 || widest <= 6)
-        {
+        let Some(columns) = self.columns(widest, total, output.len(), count) else {
             return Some(None);
-        }
-        let bias = (cell - total / output.len() as f64).sqrt();
-        let biased = (cell - 3.0 - bias).max(1.0);
-        let columns = ((2.5 * biased * count as f64).sqrt() / biased + 0.5)
-            .floor()
-            .min(((options.break_length - indentation) / cell).floor())
-            .min(options.compact * 4.0)
-            .min(15.0);
-        if columns.is_nan() || columns <= 1.0 {
-            return Some(None);
-        }
-        let columns = columns as usize;
+        };
         let column_widths: Vec<usize> = (0..columns)
             .map(|c| {
                 (c..count)

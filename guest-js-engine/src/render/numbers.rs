@@ -86,30 +86,12 @@ impl Renderer<'_, '_, '_> {
             return None;
         }
         // `groupArrayElements`, for entries that are ASCII and one line.
-        let options = self.options;
-        let indentation = self.indentation as f64;
-        let limit = (options.break_length - indentation) / 3.0 - 2.0;
+        let limit = (self.options.break_length - self.indentation as f64) / 3.0 - 2.0;
         let widest = lengths.iter().copied().max()? as usize;
         if widest as f64 >= limit {
             return None;
         }
-        let cells = (total + 2 * count) as f64;
-        let cell = (widest + 2) as f64;
-        if cell * 3.0 + indentation >= options.break_length || !(cells / cell > 5.0 || widest <= 6)
-        {
-            return None;
-        }
-        let bias = (cell - cells / count as f64).sqrt();
-        let biased = (cell - 3.0 - bias).max(1.0);
-        let columns = ((2.5 * biased * count as f64).sqrt() / biased + 0.5)
-            .floor()
-            .min(((options.break_length - indentation) / cell).floor())
-            .min(options.compact * 4.0)
-            .min(15.0);
-        if columns.is_nan() || columns <= 1.0 {
-            return None;
-        }
-        let columns = columns as usize;
+        let columns = self.columns(widest, (total + 2 * count) as f64, count, count)?;
         let mut column_widths = [0u32; 15];
         for row in lengths.chunks(columns) {
             for (width, &len) in column_widths.iter_mut().zip(row) {
