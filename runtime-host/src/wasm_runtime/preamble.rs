@@ -1,0 +1,77 @@
+//! A request's preamble, compiled to QuickJS bytecode once per text and
+//! kept, so that no run pays for compiling it or burns fuel on it.
+
+use std::sync::Arc;
+
+use wasmtime::Store;
+
+use super::{WasmCodeRuntime, pace};
+use crate::clock::{Clock, RunClock};
+use crate::durable::Ledger;
+use crate::egress::RunEgress;
+use crate::failure::{self, CodeRunFailure};
+use crate::memory::MemoryLimiter;
+use crate::store::RunState;
+
+/// The most preambles a runtime keeps compiled; past it the cache starts
+/// over (an embedder has one or a few).
+const MAX_CACHED_PREAMBLES: usize = 16;
+
+impl WasmCodeRuntime {
+    /// `text`'s bytecode: from the cache, or compiled by the guest in an
+    /// instance of its own, under the run's limits (fuel, memory) but not
+    /// counted in the run's fuel, which so stays the same for a preamble
+    /// met for the first time and one met before.
+    pub(super) async fn compiled_preamble(&self, text: &str) -> Result<Arc<[u8]>, CodeRunFailure> {
+        let inner = &*self.inner;
+        let cached = inner
+            .preambles
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(text).cloned());
+        if let Some(bytecode) = cached {
+            return Ok(bytecode);
+        }
+        let max_memory = inner.config.get_max_memory_bytes();
+        let mut store = Store::new(
+            &inner.guest.engine,
+            RunState::new(
+                &inner.config,
+                MemoryLimiter::probe(max_memory),
+                (&[], Vec::new()),
+                (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
+                RunEgress::new(inner.network.clone()),
+            ),
+        );
+        store.limiter(|state| &mut state.limiter);
+        let fuel = inner.config.get_fuel();
+        let _pacing = inner.guest.ticker.as_ref().map(|ticker| ticker.pace());
+        if let Err(error) = pace(&mut store, inner.config.get_fuel_metering(), fuel) {
+            return Err(failure::sandbox_not_started(&error));
+        }
+        let compiled = async {
+            let guest = inner.guest.pre.instantiate_async(&mut store).await?;
+            guest
+                .coderun_sandbox_program()
+                .call_compile_preamble(&mut store, text)
+                .await
+        }
+        .await;
+        match compiled {
+            Ok(Ok(bytecode)) => {
+                let bytecode: Arc<[u8]> = bytecode.into();
+                if let Ok(mut cache) = inner.preambles.lock() {
+                    if cache.len() >= MAX_CACHED_PREAMBLES {
+                        cache.clear();
+                    }
+                    cache.insert(text.to_owned(), Arc::clone(&bytecode));
+                }
+                Ok(bytecode)
+            }
+            Ok(Err(message)) => Err(failure::exception(format!(
+                "the request's preamble does not compile: {message}"
+            ))),
+            Err(error) => Err(failure::classify(&error, fuel, max_memory)),
+        }
+    }
+}
