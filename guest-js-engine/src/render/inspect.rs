@@ -95,6 +95,7 @@ impl Entry {
         self.key.map_or(0, |key| key.units + 2) + self.value.units
     }
 
+    #[inline]
     pub(super) fn write(&self, out: &mut Out) {
         if let Some(key) = self.key {
             out.copy(key);
@@ -151,7 +152,11 @@ impl Renderer<'_, '_, '_> {
 
     /// `formatString` (not spent: the caller spends).
     pub(super) fn string(&mut self, chars: Chars<'_>) {
-        let limit = self.options.max_string_length.min(self.room.max(0.0));
+        // `min` and `max` without their NaN rules, which wasm has no
+        // instruction for (the room and the option are numbers).
+        let room = if self.room > 0.0 { self.room } else { 0.0 };
+        let max = self.options.max_string_length;
+        let limit = if max < room { max } else { room };
         let mut len = chars.len();
         let mut more = 0;
         if len as f64 > limit {
@@ -191,10 +196,14 @@ impl Renderer<'_, '_, '_> {
         }
     }
 
+    #[inline]
     pub(super) fn out_of_room(&mut self, output: &mut Vec<Entry>) -> bool {
-        if self.room > 0.0 {
-            return false;
-        }
+        self.room.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) && self.ellipsis(output)
+    }
+
+    /// Ends `output` with one `...` (out of room): true.
+    #[cold]
+    fn ellipsis(&mut self, output: &mut Vec<Entry>) -> bool {
         let last_is_ellipsis = output.last().is_some_and(|last| {
             last.key.is_none() && &self.out.buf[last.value.start..last.value.end] == "..."
         });

@@ -106,27 +106,31 @@ impl Renderer<'_, '_, '_> {
             .buf
             .reserve(count * (widest + 2) + rows * (self.indentation + 4) + self.indentation + 4);
         let mark = self.out.mark();
-        self.out.ascii("[");
+        let indentation = self.indentation;
+        // SAFETY: only ASCII is written (numbers' JSON text, spaces and
+        // punctuation), so the buffer stays UTF-8.
+        let buf = unsafe { self.out.buf.as_mut_vec() };
+        let start = buf.len();
+        buf.push(b'[');
         let mut at = 0;
         for (r, row) in lengths.chunks(columns).enumerate() {
-            self.out.ascii(if r == 0 { "\n" } else { ",\n" });
-            self.out.spaces(self.indentation + 2);
+            buf.extend_from_slice(if r == 0 { b"\n" } else { b",\n" });
+            buf.resize(buf.len() + indentation + 2, b' ');
             for (c, (&width, &len)) in column_widths.iter().zip(row).enumerate() {
                 let len = len as usize;
-                self.out.spaces((width as usize) - len);
-                let number = json.get(at..at + len).unwrap_or_default();
-                // SAFETY: a number's JSON text is ASCII.
-                self.out
-                    .ascii(unsafe { std::str::from_utf8_unchecked(number) });
+                buf.resize(buf.len() + (width as usize - len), b' ');
+                buf.extend_from_slice(json.get(at..at + len).unwrap_or_default());
                 at += len + 1;
                 if c + 1 < row.len() {
-                    self.out.ascii(", ");
+                    buf.extend_from_slice(b", ");
                 }
             }
         }
-        self.out.ascii("\n");
-        self.out.spaces(self.indentation);
-        self.out.ascii("]");
+        buf.push(b'\n');
+        buf.resize(buf.len() + indentation, b' ');
+        buf.push(b']');
+        let written = buf.len() - start;
+        self.out.units += written;
         self.out.newline = true;
         self.room -= total as f64;
         Some(self.out.span(mark))

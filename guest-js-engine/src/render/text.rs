@@ -27,11 +27,13 @@ pub(super) struct Out {
 }
 
 impl Out {
+    #[inline]
     pub(super) fn mark(&mut self) -> (usize, usize) {
         self.newline = false;
         (self.buf.len(), self.units)
     }
 
+    #[inline]
     pub(super) fn span(&self, (start, units): (usize, usize)) -> Span {
         Span {
             start,
@@ -41,6 +43,7 @@ impl Out {
         }
     }
 
+    #[inline]
     pub(super) fn ascii(&mut self, text: &str) {
         self.buf.push_str(text);
         self.units += text.len();
@@ -63,6 +66,7 @@ impl Out {
     }
 
     /// Appends an earlier span (which stays where it is).
+    #[inline]
     pub(super) fn copy(&mut self, span: Span) {
         // SAFETY: a span starts and ends where a write did, so between
         // characters: the copy is UTF-8.
@@ -74,6 +78,7 @@ impl Out {
     /// Appends `chars[from..to]`, a run a scan stopped after: for 8-bit
     /// strings ASCII (every scan stops at a non-ASCII byte), so copied as
     /// it is.
+    #[inline]
     pub(super) fn run(&mut self, chars: Chars<'_>, from: usize, to: usize) {
         match chars {
             Chars::Narrow(bytes) => {

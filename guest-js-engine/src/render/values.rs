@@ -123,14 +123,19 @@ pub(super) fn plain_object<'a>(
     true
 }
 
+/// How many shapes [`Shapes`] finds without hashing.
+const RECENT: usize = 4;
+
 /// The shapes a walk has analysed: each one's own data properties (slot,
 /// key, key as an array index) in own-key order, or that it is not plain.
 #[derive(Default)]
 pub(super) struct Shapes<'a> {
     /// Shape address → its range of `slots`, or `None` when not plain.
     known: std::collections::HashMap<usize, Option<(usize, usize)>, AddressHash>,
-    /// The last shape looked up, and its answer.
-    last: (usize, Option<(usize, usize)>),
+    /// The shapes looked up last, most recent first, and their answers:
+    /// records alternate between a few shapes (an item's and its nested
+    /// objects'), which this finds without hashing.
+    recent: [(usize, Option<(usize, usize)>); RECENT],
     slots: Vec<(u32, Key<'a>, i64)>,
 }
 
@@ -141,8 +146,11 @@ impl<'a> Shapes<'a> {
         value: qjs::JSValue,
         shape: usize,
     ) -> Option<(usize, usize)> {
-        if self.last.0 == shape {
-            return self.last.1;
+        if let Some(at) = self.recent.iter().position(|&(known, _)| known == shape) {
+            let found = self.recent[at];
+            self.recent.copy_within(0..at, 1);
+            self.recent[0] = found;
+            return found.1;
         }
         let answer = match self.known.get(&shape) {
             Some(&answer) => answer,
@@ -152,7 +160,8 @@ impl<'a> Shapes<'a> {
                 answer
             }
         };
-        self.last = (shape, answer);
+        self.recent.copy_within(0..RECENT - 1, 1);
+        self.recent[0] = (shape, answer);
         answer
     }
 
