@@ -179,6 +179,7 @@
   wire('streams', ['ByteLengthQueuingStrategy', 'CountQueuingStrategy']);
   wire('readable', ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamDefaultController']);
   wire('bytes', ['ReadableByteStreamController', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest']);
+  wire('tee', []);
   wire('writable', ['WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController']);
   wire('pipe', []);
   wire('transform', ['TransformStream', 'TransformStreamDefaultController', 'TextEncoderStream', 'TextDecoderStream']);

@@ -45,6 +45,7 @@ const MODULES: &[(&str, &str)] = &[
     ("streams", include_str!("web/streams.js")),
     ("readable", include_str!("web/readable.js")),
     ("bytes", include_str!("web/bytes.js")),
+    ("tee", include_str!("web/tee.js")),
     ("writable", include_str!("web/writable.js")),
     ("pipe", include_str!("web/pipe.js")),
     ("transform", include_str!("web/transform.js")),

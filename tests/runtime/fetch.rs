@@ -84,6 +84,27 @@ async fn requests_and_responses_refuse_what_the_standard_refuses() {
     );
 }
 
+/// `clone()` tees a body as the standards tee a stream, not through
+/// `ReadableStream.prototype.tee`, which a program may replace: both the
+/// original and the clone read the whole body.
+#[tokio::test]
+async fn a_clone_does_not_call_a_replaced_public_tee() {
+    let result = run(r#"
+        ReadableStream.prototype.tee = () => { throw new Error('the replaced tee'); };
+        const response = new Response('body text');
+        const copy = response.clone();
+        const request = new Request('https://example.com/', { method: 'POST', body: 'sent' });
+        const again = request.clone();
+        return [await response.text(), await copy.text(), await request.text(), await again.text()];
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!(["body text", "body text", "sent", "sent"]))
+    );
+}
+
 /// A body read whole before its stream was made (read without one) is used
 /// as a streamed one is: `bodyUsed`, a second read and `clone()` refuse,
 /// a request built from it refuses, and its `body` is a stream that was

@@ -38,6 +38,43 @@ async fn a_pipe_chain_moves_every_chunk_in_order() {
     );
 }
 
+/// The tee of a byte stream: both branches read every byte, the second
+/// branch a copy (what is written into one branch's chunk is not in the
+/// other's), and a branch read with a BYOB reader and `min` waits for
+/// enough bytes across the source's chunks.
+#[tokio::test]
+async fn a_byte_stream_tees_into_branches_of_their_own_bytes() {
+    let result = run(r#"
+        const source = new ReadableStream({
+          type: 'bytes',
+          start(c) {
+            c.enqueue(new Uint8Array([1, 2, 3]));
+            c.enqueue(new Uint8Array([4, 5]));
+            c.close();
+          },
+        });
+        const [left, right] = source.tee();
+        const reader = left.getReader();
+        const first = await reader.read();
+        first.value[0] = 99;
+        const byob = right.getReader({ mode: 'byob' });
+        const filled = await byob.read(new Uint8Array(8), { min: 5 });
+        const second = await reader.read();
+        const end = await reader.read();
+        return { first: [...first.value], right: [...filled.value], second: [...second.value],
+                 done: end.done, kinds: [left.constructor.name, right.constructor.name] };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "first": [99, 2, 3], "right": [1, 2, 3, 4, 5], "second": [4, 5], "done": true,
+            "kinds": ["ReadableStream", "ReadableStream"],
+        }))
+    );
+}
+
 /// Backpressure: a writer's desiredSize and ready follow the sink, and a
 /// source is pulled only while its queue is below the high-water mark.
 #[tokio::test]

@@ -1,5 +1,5 @@
 // Readable byte streams: ReadableByteStreamController, the BYOB reader
-// and request, and the tee of a byte stream.
+// and request (their tee is in tee.js).
 // Spec: https://streams.spec.whatwg.org/#rbs-controller-class
 // WPT: streams/readable-byte-streams (the table in the README)
 //
@@ -17,7 +17,6 @@
   const Uint8ArrayCtor = Uint8Array;
   const DataViewCtor = DataView;
   const MathMin = Math.min;
-  const queueMicrotask = globalThis.queueMicrotask;
   const isView = ArrayBuffer.isView;
   const promiseResolve = Promise.resolve.bind(Promise);
   const promiseReject = Promise.reject.bind(Promise);
@@ -663,7 +662,7 @@
     }
   }
 
-  // ---- the tee of a byte stream ------------------------------------------
+  // ---- a byte stream the platform feeds ----------------------------------
 
   function createByteStream(start, pull, cancel) {
     const record = r.streamOf(new host.readable.ReadableStream(CREATE));
@@ -671,172 +670,17 @@
     return record;
   }
 
-  function tee(stream) {
-    let reader = r.acquireDefaultReader(stream);
-    let reading = false;
-    let readAgainForBranch1 = false;
-    let readAgainForBranch2 = false;
-    let canceled1 = false;
-    let canceled2 = false;
-    let reason1;
-    let reason2;
-    let branch1;
-    let branch2;
-    const cancelPromise = deferred();
-
-    function forwardReaderError(thisReader) {
-      react(thisReader.closed.promise, undefined, (error) => {
-        if (thisReader !== reader) return;
-        controllerError(branch1.controller, error);
-        controllerError(branch2.controller, error);
-        if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
-      });
-    }
-
-    function cloneChunk(chunk) {
-      const parts = viewParts(chunk);
-      return new Uint8ArrayCtor(bufferSlice(parts.buffer, parts.byteOffset, parts.byteOffset + parts.byteLength));
-    }
-
-    function pullWithDefaultReader() {
-      if (reader.kind === 'byob') {
-        byobReaderRelease(reader);
-        reader = r.acquireDefaultReader(stream);
-        forwardReaderError(reader);
-      }
-      r.defaultReaderRead(reader, {
-        chunk(chunk) {
-          queueMicrotask(() => {
-            readAgainForBranch1 = false;
-            readAgainForBranch2 = false;
-            const chunk1 = chunk;
-            let chunk2 = chunk;
-            if (!canceled1 && !canceled2) {
-              try {
-                chunk2 = cloneChunk(chunk);
-              } catch (error) {
-                controllerError(branch1.controller, error);
-                controllerError(branch2.controller, error);
-                cancelPromise.resolve(r.cancelStream(stream, error));
-                return;
-              }
-            }
-            if (!canceled1) controllerEnqueue(branch1.controller, chunk1);
-            if (!canceled2) controllerEnqueue(branch2.controller, chunk2);
-            reading = false;
-            if (readAgainForBranch1) pull1();
-            else if (readAgainForBranch2) pull2();
-          });
-        },
-        close() {
-          reading = false;
-          if (!canceled1) controllerClose(branch1.controller);
-          if (!canceled2) controllerClose(branch2.controller);
-          if (branch1.controller.pendingPullIntos.length > 0) respond(branch1.controller, 0);
-          if (branch2.controller.pendingPullIntos.length > 0) respond(branch2.controller, 0);
-          if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
-        },
-        error() {
-          reading = false;
-        },
-      });
-    }
-
-    function pullWithBYOBReader(view, forBranch2) {
-      if (reader.kind === 'default') {
-        r.defaultReaderRelease(reader);
-        reader = acquireBYOBReader(stream);
-        forwardReaderError(reader);
-      }
-      const byobBranch = forBranch2 ? branch2 : branch1;
-      const otherBranch = forBranch2 ? branch1 : branch2;
-      byobReaderRead(reader, view, 1, {
-        chunk(chunk) {
-          queueMicrotask(() => {
-            readAgainForBranch1 = false;
-            readAgainForBranch2 = false;
-            const byobCanceled = forBranch2 ? canceled2 : canceled1;
-            const otherCanceled = forBranch2 ? canceled1 : canceled2;
-            if (!otherCanceled) {
-              let clone;
-              try {
-                clone = cloneChunk(chunk);
-              } catch (error) {
-                controllerError(byobBranch.controller, error);
-                controllerError(otherBranch.controller, error);
-                cancelPromise.resolve(r.cancelStream(stream, error));
-                return;
-              }
-              if (!byobCanceled) respondWithNewView(byobBranch.controller, chunk);
-              controllerEnqueue(otherBranch.controller, clone);
-            } else if (!byobCanceled) {
-              respondWithNewView(byobBranch.controller, chunk);
-            }
-            reading = false;
-            if (readAgainForBranch1) pull1();
-            else if (readAgainForBranch2) pull2();
-          });
-        },
-        close(chunk) {
-          reading = false;
-          const byobCanceled = forBranch2 ? canceled2 : canceled1;
-          const otherCanceled = forBranch2 ? canceled1 : canceled2;
-          if (!byobCanceled) controllerClose(byobBranch.controller);
-          if (!otherCanceled) controllerClose(otherBranch.controller);
-          if (chunk !== undefined) {
-            if (!byobCanceled) respondWithNewView(byobBranch.controller, chunk);
-            if (!otherCanceled && otherBranch.controller.pendingPullIntos.length > 0) respond(otherBranch.controller, 0);
-          }
-          if (!byobCanceled || !otherCanceled) cancelPromise.resolve(undefined);
-        },
-        error() {
-          reading = false;
-        },
-      });
-    }
-
-    function pullBranch(branch, forBranch2) {
-      if (reading) {
-        if (forBranch2) readAgainForBranch2 = true;
-        else readAgainForBranch1 = true;
-        return promiseResolve(undefined);
-      }
-      reading = true;
-      const byobRequest = getBYOBRequest(branch.controller);
-      if (byobRequest === null) pullWithDefaultReader();
-      else pullWithBYOBReader(requestOf(byobRequest).view, forBranch2);
-      return promiseResolve(undefined);
-    }
-
-    const pull1 = () => pullBranch(branch1, false);
-    const pull2 = () => pullBranch(branch2, true);
-
-    function cancel1(reason) {
-      canceled1 = true;
-      reason1 = reason;
-      if (canceled2) cancelPromise.resolve(r.cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    function cancel2(reason) {
-      canceled2 = true;
-      reason2 = reason;
-      if (canceled1) cancelPromise.resolve(r.cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    branch1 = createByteStream(() => undefined, pull1, cancel1);
-    branch2 = createByteStream(() => undefined, pull2, cancel2);
-    forwardReaderError(reader);
-    return [branch1.public, branch2.public];
-  }
-
   return {
     ReadableByteStreamController: brand(ReadableByteStreamController, 'ReadableByteStreamController'),
     ReadableStreamBYOBReader: brand(ReadableStreamBYOBReader, 'ReadableStreamBYOBReader'),
     ReadableStreamBYOBRequest: brand(ReadableStreamBYOBRequest, 'ReadableStreamBYOBRequest'),
-    setUpFromSource, acquireBYOBReader, errorReadIntoRequests, tee,
+    setUpFromSource, acquireBYOBReader, errorReadIntoRequests,
     // for Blob.stream() and the platform's byte sources
     createByteStream, controllerEnqueue, controllerClose, controllerError, respond,
+    // for tee.js
+    internals: {
+      viewParts, getBYOBRequest, respondWithNewView, byobReaderRead, byobReaderRelease,
+      requestView: (request) => requestOf(request).view,
+    },
   };
 })

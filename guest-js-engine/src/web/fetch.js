@@ -352,7 +352,9 @@
   // A body's clone: its stream teed, one branch kept, one given.
   function cloneBody(body) {
     if (body === null) return null;
-    const [one, two] = bodyStream(body).public.tee();
+    // Teed as other standards tee a stream (the second branch's chunks
+    // cloned), not through the public tee(), which a program may replace.
+    const [one, two] = host.tee.tee(bodyStream(body), true);
     body.stream = streams.streamOf(one);
     return { stream: streams.streamOf(two), source: body.source, length: body.length };
   }

@@ -1,5 +1,5 @@
 // Readable streams: ReadableStream, its default controller and reader,
-// tee, async iteration and ReadableStream.from.
+// async iteration and ReadableStream.from (tee is in tee.js).
 // Spec: https://streams.spec.whatwg.org/#rs
 // WPT: streams/readable-streams (the table in the README)
 (function (host) {
@@ -22,7 +22,6 @@
   const promiseReject = Promise.reject.bind(Promise);
   const SymbolAsyncIterator = Symbol.asyncIterator;
   const SymbolIterator = Symbol.iterator;
-  const queueMicrotask = globalThis.queueMicrotask;
   const AsyncIteratorPrototype = getPrototypeOf(getPrototypeOf(async function* () {}).prototype);
 
   // ---- readable streams ----------------------------------------------------
@@ -416,92 +415,6 @@
     }
   }
 
-  // ---- tee ---------------------------------------------------------------
-
-  function defaultTee(stream, cloneForBranch2) {
-    const reader = acquireDefaultReader(stream);
-    let reading = false;
-    let readAgain = false;
-    let canceled1 = false;
-    let canceled2 = false;
-    let reason1;
-    let reason2;
-    let branch1;
-    let branch2;
-    const cancelPromise = deferred();
-
-    function pull() {
-      if (reading) {
-        readAgain = true;
-        return promiseResolve(undefined);
-      }
-      reading = true;
-      defaultReaderRead(reader, {
-        chunk(chunk) {
-          // Later in a microtask, as the standard says, so that an error
-          // reported at once is seen first.
-          queueMicrotask(() => {
-            readAgain = false;
-            const chunk1 = chunk;
-            let chunk2 = chunk;
-            if (!canceled2 && cloneForBranch2) {
-              try {
-                chunk2 = host.clone.structuredClone(chunk);
-              } catch (error) {
-                defaultControllerError(branch1.controller, error);
-                defaultControllerError(branch2.controller, error);
-                cancelPromise.resolve(cancelStream(stream, error));
-                return;
-              }
-            }
-            if (!canceled1) defaultControllerEnqueue(branch1.controller, chunk1);
-            if (!canceled2) defaultControllerEnqueue(branch2.controller, chunk2);
-            reading = false;
-            if (readAgain) pull();
-          });
-        },
-        close() {
-          reading = false;
-          if (!canceled1) defaultControllerClose(branch1.controller);
-          if (!canceled2) defaultControllerClose(branch2.controller);
-          if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
-        },
-        error() {
-          reading = false;
-        },
-      });
-      return promiseResolve(undefined);
-    }
-
-    function cancel1(reason) {
-      canceled1 = true;
-      reason1 = reason;
-      if (canceled2) cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    function cancel2(reason) {
-      canceled2 = true;
-      reason2 = reason;
-      if (canceled1) cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    branch1 = createReadableStream(noop, pull, cancel1);
-    branch2 = createReadableStream(noop, pull, cancel2);
-    react(reader.closed.promise, undefined, (error) => {
-      defaultControllerError(branch1.controller, error);
-      defaultControllerError(branch2.controller, error);
-      if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
-    });
-    return [branch1.public, branch2.public];
-  }
-
-  function tee(stream, cloneForBranch2) {
-    if (stream.controller.kind === 'bytes') return host.bytes.tee(stream);
-    return defaultTee(stream, cloneForBranch2);
-  }
-
   // ---- async iteration ---------------------------------------------------
 
   // The async iterator of a ReadableStream, as Web IDL's asynchronously
@@ -770,7 +683,7 @@
     }
 
     tee() {
-      return tee(streamOf(this), false);
+      return host.tee.tee(streamOf(this), false);
     }
 
     values(options = undefined) {
