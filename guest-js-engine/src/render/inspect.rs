@@ -94,15 +94,6 @@ impl Entry {
     pub(super) fn units(&self) -> usize {
         self.key.map_or(0, |key| key.units + 2) + self.value.units
     }
-
-    #[inline]
-    pub(super) fn write(&self, out: &mut Out) {
-        if let Some(key) = self.key {
-            out.copy(key);
-            out.ascii(": ");
-        }
-        out.copy(self.value);
-    }
 }
 
 pub(super) struct Renderer<'a, 'js, 'v> {

@@ -22,59 +22,56 @@ impl Renderer<'_, '_, '_> {
         {
             *output = rows;
         }
-        let joined = self.out.buf.len();
-        self.out
-            .buf
-            .reserve(joined - level + output.len() * (self.indentation + 4) + 8);
-        let mark = self.out.mark();
-        let mut single = false;
-        if self.current_depth - recurse < self.options.compact
+        let single = self.current_depth - recurse < self.options.compact
             && entries == output.len()
             && self.fits(
                 output,
                 output.len() + self.indentation + braces.0.len() + 10,
-            )
-            && !output
-                .iter()
-                .any(|entry| entry.value.newline || entry.key.is_some_and(|key| key.newline))
-        {
-            single = true;
-            self.out.ascii(braces.0);
-            self.out.ascii(" ");
-            for (i, entry) in output.iter().enumerate() {
-                if i > 0 {
-                    self.out.ascii(", ");
-                }
-                entry.write(&mut self.out);
-            }
-            self.out.ascii(" ");
-            self.out.ascii(braces.1);
+            );
+        let list = List {
+            output,
+            braces,
+            single,
+            indentation: self.indentation,
+        };
+        // The joined text is counted, then written into the room the count
+        // reserved (a pointer bumped per piece: no capacity check, no call),
+        // then moved over the entries' bytes.
+        let mut count = Count::default();
+        list.pieces(&mut count);
+        self.out.buf.reserve(count.bytes);
+        // SAFETY: the entries' spans lie in the text before `joined`; the
+        // pieces, the same ones the count added up, fill the `count.bytes`
+        // reserved after it (Fill checks each against the end); all are
+        // UTF-8 (spans start and end between characters, the rest is
+        // ASCII), and the text is moved down over the entries' bytes
+        // before the length is set.
+        unsafe {
+            let buf = self.out.buf.as_mut_vec();
+            let joined = buf.len();
+            let text = buf.as_mut_ptr();
+            let mut fill = Fill {
+                text,
+                at: text.add(joined),
+                end: text.add(joined + count.bytes),
+            };
+            list.pieces(&mut fill);
+            std::ptr::copy(text.add(joined), text.add(level), count.bytes);
+            buf.set_len(level + count.bytes);
         }
-        if !single {
-            self.out.ascii(braces.0);
-            for (i, entry) in output.iter().enumerate() {
-                if i > 0 {
-                    self.out.ascii(",");
-                }
-                self.out.ascii("\n");
-                self.out.spaces(self.indentation + 2);
-                entry.write(&mut self.out);
-            }
-            self.out.ascii("\n");
-            self.out.spaces(self.indentation);
-            self.out.ascii(braces.1);
-            self.out.newline = true;
-        }
-        let span = self.out.span(mark);
-        // The joined text replaces the entries' bytes.
-        self.out.buf.drain(level..joined);
+        self.out.units += count.units;
+        self.out.newline = !single;
         Some(Span {
             start: level,
-            end: level + (span.end - span.start),
-            ..span
+            end: level + count.bytes,
+            units: count.units,
+            newline: !single,
         })
     }
 
+    /// Whether the entries go on one line: `isBelowBreakLength` from
+    /// `start`, and no entry holds a line break (the joined text's
+    /// `includes('\n')`).
     pub(super) fn fits(&self, output: &[Entry], start: usize) -> bool {
         let break_length = self.options.break_length;
         let mut total = (output.len() + start) as f64;
@@ -83,7 +80,10 @@ impl Renderer<'_, '_, '_> {
         }
         for entry in output {
             total += entry.units() as f64;
-            if total > break_length {
+            if total > break_length
+                || entry.value.newline
+                || entry.key.is_some_and(|key| key.newline)
+            {
                 return false;
             }
         }
@@ -213,5 +213,138 @@ impl Renderer<'_, '_, '_> {
         }
         rows.extend(output.iter().skip(count).copied());
         Some(Some(rows))
+    }
+}
+
+/// A list's entries joined as `reduceToSingleString` joins them: on one
+/// line between the braces, or each on a line of its own.
+struct List<'a> {
+    output: &'a [Entry],
+    braces: (&'a str, &'a str),
+    single: bool,
+    indentation: usize,
+}
+
+impl List<'_> {
+    fn pieces(&self, sink: &mut impl Sink) {
+        let (open, close) = self.braces;
+        let entry = |sink: &mut _, entry: &Entry| {
+            if let Some(key) = entry.key {
+                Sink::span(sink, key);
+                Sink::ascii(sink, b": ");
+            }
+            Sink::span(sink, entry.value);
+        };
+        if self.single {
+            sink.ascii(open.as_bytes());
+            sink.ascii(b" ");
+            for (i, item) in self.output.iter().enumerate() {
+                if i > 0 {
+                    sink.ascii(b", ");
+                }
+                entry(sink, item);
+            }
+            sink.ascii(b" ");
+            sink.ascii(close.as_bytes());
+        } else {
+            sink.ascii(open.as_bytes());
+            for (i, item) in self.output.iter().enumerate() {
+                sink.ascii(if i > 0 { b",\n" } else { b"\n" });
+                sink.spaces(self.indentation + 2);
+                entry(sink, item);
+            }
+            sink.ascii(b"\n");
+            sink.spaces(self.indentation);
+            sink.ascii(close.as_bytes());
+        }
+    }
+}
+
+/// Where a joined list's pieces go: counted, or written.
+trait Sink {
+    /// ASCII text.
+    fn ascii(&mut self, text: &[u8]);
+    /// `n` spaces.
+    fn spaces(&mut self, n: usize);
+    /// An earlier span of the output.
+    fn span(&mut self, span: Span);
+}
+
+/// The bytes and UTF-16 units of the pieces.
+#[derive(Default)]
+struct Count {
+    bytes: usize,
+    units: usize,
+}
+
+impl Sink for Count {
+    fn ascii(&mut self, text: &[u8]) {
+        self.bytes += text.len();
+        self.units += text.len();
+    }
+
+    fn spaces(&mut self, n: usize) {
+        self.bytes += n;
+        self.units += n;
+    }
+
+    fn span(&mut self, span: Span) {
+        self.bytes += span.end - span.start;
+        self.units += span.units;
+    }
+}
+
+/// The pieces written from `at` on, up to `end`, into the buffer whose
+/// text starts at `text`.
+struct Fill {
+    text: *mut u8,
+    at: *mut u8,
+    end: *mut u8,
+}
+
+impl Fill {
+    /// Room for `n` more bytes, else a trap: the count and the writes
+    /// disagree, which no input can make happen.
+    #[inline(always)]
+    fn room(&self, n: usize) {
+        assert!(
+            (self.end as usize) - (self.at as usize) >= n,
+            "a joined list outgrew its count"
+        );
+    }
+}
+
+impl Sink for Fill {
+    #[inline(always)]
+    fn ascii(&mut self, text: &[u8]) {
+        self.room(text.len());
+        // SAFETY: room for `text` checked above; the reservation does not
+        // overlap the constant.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), self.at, text.len());
+            self.at = self.at.add(text.len());
+        }
+    }
+
+    #[inline(always)]
+    fn spaces(&mut self, n: usize) {
+        self.room(n);
+        // SAFETY: room for `n` bytes checked above.
+        unsafe {
+            std::ptr::write_bytes(self.at, b' ', n);
+            self.at = self.at.add(n);
+        }
+    }
+
+    #[inline(always)]
+    fn span(&mut self, span: Span) {
+        let n = span.end - span.start;
+        self.room(n);
+        // SAFETY: the span is text before the reservation that `at` writes
+        // into, so the two do not overlap; room for it checked above.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.text.add(span.start), self.at, n);
+            self.at = self.at.add(n);
+        }
     }
 }
