@@ -27,6 +27,7 @@ import shlex
 import subprocess
 import sys
 import time
+from statistics import median
 
 PEERS_DIR = pathlib.Path(__file__).resolve().parent
 ROOT = PEERS_DIR.parent.parent
@@ -45,6 +46,8 @@ ALL_WORKLOADS = {workload for workloads in SPLIT for workload in workloads}
 THROUGHPUT = "throughput"
 # W7 for coderun as one process per core (the machine's scaling).
 PER_CORE = "throughput_one_process_per_core"
+# coderun's W7 rounds (see measure_throughput).
+THROUGHPUT_ROUNDS = 3
 # The upstream of the MCP workload, installed by `make mcp-servers`.
 MEMORY_SERVER = (ROOT / "tools" / "mcp-servers" / "node_modules" / "@modelcontextprotocol"
                  / "server-memory" / "dist" / "index.js")
@@ -106,33 +109,76 @@ def pinned(command, cores):
 
 
 def measure_throughput(coderun_bin, results, failures):
-    """W7 for each core count k: coderun and the Node worker pool as one
-    process allowed k cores; quickjs-emscripten, which runs on its one
-    thread, as k processes at once, one per core, whose rates add up.
-    Stored as results[peer]["throughput"][str(k)]."""
+    """W7 for each core count k: the Node worker pool as one process allowed
+    k cores; quickjs-emscripten, which runs on its one thread, as k
+    processes at once, one per core, whose rates add up. coderun as one
+    process allowed k cores, and as k processes, one per core (the
+    machine's own scaling), in THROUGHPUT_ROUNDS rounds.
+    Stored as results[peer]["throughput"][str(k)] (coderun's: each
+    statistic's median over the rounds, the rounds themselves under
+    results[coderun]["throughput_rounds"])."""
     usable = sorted(os.sched_getaffinity(0))
-    for count in core_counts():
+    counts = core_counts()
+    for count in counts:
         cores = usable[:count]
-        progress(f"W7 throughput on {count} core(s)")
-        single = [(CODERUN, [coderun_bin, THROUGHPUT]),
-                  (WORKER, ["node", str(PEERS_DIR / "node_worker.mjs"), THROUGHPUT])]
-        for label, command in single:
-            report = harness_report(label, pinned(command, set(cores)), failures)
-            figures = (report or {}).get(label, {}).get(THROUGHPUT)
-            if figures:
-                results.setdefault(label, {}).setdefault(THROUGHPUT, {})[str(count)] = figures
+        progress(f"W7 throughput on {count} core(s): the peers")
+        command = ["node", str(PEERS_DIR / "node_worker.mjs"), THROUGHPUT]
+        report = harness_report(WORKER, pinned(command, set(cores)), failures)
+        figures = (report or {}).get(WORKER, {}).get(THROUGHPUT)
+        if figures:
+            results.setdefault(WORKER, {}).setdefault(THROUGHPUT, {})[str(count)] = figures
         command = ["node", str(PEERS_DIR / "quickjs_emscripten.mjs"), THROUGHPUT]
         summed = per_core_processes(QJSEM, command, cores, failures)
         if summed:
             results.setdefault(QJSEM, {}).setdefault(THROUGHPUT, {})[str(count)] = summed
-        if count > 1:
-            # The machine's own scaling, for coderun's to be read against:
-            # coderun as independent processes, one per core, which share
-            # nothing but the machine (its caches, its memory bus, and the
-            # neighbours' load on a shared host).
-            summed = per_core_processes(CODERUN, [coderun_bin, THROUGHPUT], cores, failures)
-            if summed:
-                results.setdefault(CODERUN, {}).setdefault(PER_CORE, {})[str(count)] = summed
+    # coderun's core counts are measured back to back, round after round:
+    # on a shared host the neighbours' load moves over minutes, so a
+    # scaling is taken within a round, and the median round's reported.
+    rounds = []
+    command = [coderun_bin, THROUGHPUT]
+    for index in range(THROUGHPUT_ROUNDS):
+        measured = {}
+        for count in counts:
+            cores = usable[:count]
+            progress(f"W7 throughput on {count} core(s): coderun, round {index + 1} of "
+                     f"{THROUGHPUT_ROUNDS}")
+            report = harness_report(CODERUN, pinned(command, set(cores)), failures)
+            figures = (report or {}).get(CODERUN, {}).get(THROUGHPUT)
+            if figures:
+                measured[str(count)] = figures
+            if count > 1:
+                # The machine's own scaling, for coderun's to be read
+                # against: coderun as independent processes, one per core,
+                # which share nothing but the machine (its caches, its
+                # memory bus, and the neighbours' load on a shared host).
+                summed = per_core_processes(CODERUN, command, cores, failures)
+                if summed:
+                    measured[f"{PER_CORE} {count}"] = summed
+        rounds.append(measured)
+    coderun = results.setdefault(CODERUN, {})
+    coderun["throughput_rounds"] = rounds
+    for count in counts:
+        for key, field in [(str(count), THROUGHPUT), (f"{PER_CORE} {count}", PER_CORE)]:
+            measured = [r[key] for r in rounds if key in r]
+            if measured:
+                coderun.setdefault(field, {})[str(count)] = {
+                    program: {stat: median([m[program][stat] for m in measured])
+                              for stat in ("best", "median")}
+                    for program in ("cold", "typical")}
+
+
+def round_scaling(results, program, field, count):
+    """The median over coderun's W7 rounds of a round's `field` rate on
+    `count` cores (PER_CORE: its processes one per core) over its rate on
+    one core; None without a round that has both."""
+    ratios = []
+    for measured in get(results, CODERUN, "throughput_rounds") or []:
+        one = (measured.get("1") or {}).get(program, {}).get("best")
+        key = str(count) if field == THROUGHPUT else f"{PER_CORE} {count}"
+        many = (measured.get(key) or {}).get(program, {}).get("best")
+        if one and many is not None:
+            ratios.append(many / one)
+    return median(ratios) if ratios else None
 
 
 def per_core_processes(label, command, cores, failures):
@@ -368,11 +414,8 @@ def table(results):
                 lambda peer, c=count, k=key: get(results, peer, THROUGHPUT, str(c), k, "best"),
                 rate, "", "", peers=[WORKER, QJSEM])
         if len(counts) > 1:
-            one = get(results, CODERUN, THROUGHPUT, "1", key, "best")
-            two = get(results, CODERUN, THROUGHPUT, str(counts[1]), key, "best")
-            apart = get(results, CODERUN, PER_CORE, str(counts[1]), key, "best")
-            scaling = None if one is None or two is None or one == 0 else two / one
-            ceiling = None if one is None or apart is None or one == 0 else apart / one
+            scaling = round_scaling(results, key, THROUGHPUT, counts[1])
+            ceiling = round_scaling(results, key, PER_CORE, counts[1])
             cell = "—" if scaling is None else f"{scaling:.2f}×"
             if scaling is not None and ceiling:
                 cell += f" ({scaling / ceiling:.2f}× the machine's)"
@@ -463,7 +506,10 @@ def section(results, failures, load):
         "runs in flight per core, and quickjs-emscripten, whose interpreter runs on Node's one "
         "thread, as one process per core, their rates added. coderun is also run that way, as "
         "independent processes, one per core: their scaling is the machine's own (what its caches, "
-        "memory bus and neighbours allow), which coderun's in one process is read against. The "
+        "memory bus and neighbours allow), which coderun's in one process is read against. "
+        f"coderun's core counts are measured back to back in {THROUGHPUT_ROUNDS} rounds (the "
+        "neighbours' load on a shared host moves over minutes): its rates are each window "
+        "statistic's median over the rounds, and a scaling is the median of the rounds' own. The "
         "targets are the second round's "
         "(`benches/OPTIMISATIONS.md`).",
         "",
