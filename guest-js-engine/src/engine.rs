@@ -438,6 +438,9 @@ fn settle<'js>(
             if let Some(value) = json_literal(ctx, &json) {
                 return resolvers.resolve.restore(ctx)?.call((value,));
             }
+            if let Some(value) = crate::parse::json(ctx, &json) {
+                return resolvers.resolve.restore(ctx)?.call((value,));
+            }
             match ctx.json_parse(json) {
                 Ok(value) => return resolvers.resolve.restore(ctx)?.call((value,)),
                 Err(rquickjs::Error::Exception) => {

@@ -19,6 +19,7 @@ mod intl;
 mod isolation;
 mod lifecycle;
 mod render;
+mod results;
 mod streams;
 mod timers;
 mod values;

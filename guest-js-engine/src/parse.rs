@@ -1,0 +1,246 @@
+//! JSON text from the host (a binding's result) parsed straight into the
+//! engine's values: serde_json reads the text, and each value is made with
+//! the calls `JSON.parse` itself makes (`JS_NewObject`, then
+//! `JS_DefinePropertyValue` key by key, in order; an array from its
+//! elements), so the value is the one `JSON.parse` would give: `-0` stays
+//! `-0`, numbers are correctly rounded (serde_json's `float_roundtrip`),
+//! a repeated key keeps its first place and its last value, and a
+//! `__proto__` key is an own property.
+//!
+//! What it saves is QuickJS's tokenizer (about 30 units of fuel a
+//! character of a string), its number parser (thousands a decimal), and a
+//! string made for every key before it is looked up as an atom: a key is
+//! made an atom once per parse here. Text it does not take (malformed,
+//! nested past serde_json's 128 levels, a `\u` escape of a lone
+//! surrogate, a number out of range, or an exception from the engine,
+//! which it clears) is left to `JSON.parse`, whose answer or error then
+//! stands.
+
+use std::ffi::c_char;
+use std::fmt;
+
+use rquickjs::{Ctx, Value, qjs};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+/// How many distinct keys a parse keeps as atoms (records repeat a few).
+const KEPT_KEYS: usize = 64;
+
+/// `json` as `JSON.parse(json)` gives it, or `None` for `JSON.parse` to
+/// decide (see the module's notes).
+pub fn json<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
+    let raw = ctx.as_raw().as_ptr();
+    let mut builder = Builder {
+        ctx: raw,
+        keys: Vec::new(),
+    };
+    let mut reader = serde_json::Deserializer::from_str(json);
+    let parsed = (&mut builder)
+        .deserialize(&mut reader)
+        .and_then(|value| reader.end().map(|()| value));
+    for &(_, atom) in &builder.keys {
+        // SAFETY: an atom this parse made, freed once.
+        unsafe { qjs::JS_FreeAtom(raw, atom) };
+    }
+    match parsed {
+        // SAFETY: an owned value of `ctx`, handed to its wrapper.
+        Ok(value) => Some(unsafe { Value::from_raw(ctx.clone(), value.take()) }),
+        Err(_) => {
+            // An engine exception (out of memory) may be pending: cleared,
+            // for JSON.parse to meet the same condition and throw it.
+            drop(ctx.catch());
+            None
+        }
+    }
+}
+
+/// A value this parse made and still owns.
+struct Owned {
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+}
+
+impl Owned {
+    /// The value, owned by the caller from now on.
+    fn take(self) -> qjs::JSValue {
+        let value = self.value;
+        std::mem::forget(self);
+        value
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // SAFETY: a value this parse owns, freed once.
+        unsafe { qjs::JS_FreeValue(self.ctx, self.value) }
+    }
+}
+
+/// The parse: the context, and the keys made atoms so far.
+struct Builder<'de> {
+    ctx: *mut qjs::JSContext,
+    keys: Vec<(&'de str, qjs::JSAtom)>,
+}
+
+impl<'de> Builder<'de> {
+    /// `value`, owned; an error when it is the engine's exception.
+    fn owned<E: serde::de::Error>(&self, value: qjs::JSValue) -> Result<Owned, E> {
+        let owned = Owned {
+            ctx: self.ctx,
+            value,
+        };
+        // SAFETY: reading a value's tag.
+        if unsafe { qjs::JS_VALUE_GET_NORM_TAG(value) } == qjs::JS_TAG_EXCEPTION {
+            std::mem::forget(owned);
+            return Err(E::custom("the engine threw"));
+        }
+        Ok(owned)
+    }
+
+    /// The atom of `key`: kept for the rest of the parse when it is
+    /// borrowed from the text (the caller must not free it), else new (the
+    /// caller frees it: `fresh`).
+    fn atom<E: serde::de::Error>(&mut self, key: &Key<'de>) -> Result<(qjs::JSAtom, bool), E> {
+        let text = match *key {
+            Key::Borrowed(text) => {
+                if let Some(&(_, atom)) = self.keys.iter().find(|(kept, _)| *kept == text) {
+                    return Ok((atom, false));
+                }
+                text
+            }
+            Key::Owned(ref text) => text.as_str(),
+        };
+        // SAFETY: `text` is UTF-8 of `text.len()` bytes.
+        let atom = unsafe {
+            qjs::JS_NewAtomLen(self.ctx, text.as_ptr() as *const c_char, text.len() as _)
+        };
+        if atom == qjs::JS_ATOM_NULL {
+            return Err(E::custom("the engine threw"));
+        }
+        match *key {
+            Key::Borrowed(text) if self.keys.len() < KEPT_KEYS => {
+                self.keys.push((text, atom));
+                Ok((atom, false))
+            }
+            _ => Ok((atom, true)),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for &mut Builder<'de> {
+    type Value = Owned;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Owned, D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut Builder<'de> {
+    type Value = Owned;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Owned, E> {
+        self.owned(qjs::JS_NULL)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Owned, E> {
+        self.owned(if b { qjs::JS_TRUE } else { qjs::JS_FALSE })
+    }
+
+    // An integer is the double nearest it, as its decimal text's is.
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Owned, E> {
+        self.owned(qjs::JS_NewFloat64(n as f64))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Owned, E> {
+        self.owned(qjs::JS_NewFloat64(n as f64))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Owned, E> {
+        self.owned(qjs::JS_NewFloat64(n))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Owned, E> {
+        // SAFETY: `text` is UTF-8 of `text.len()` bytes.
+        let value = unsafe {
+            qjs::JS_NewStringLen(self.ctx, text.as_ptr() as *const c_char, text.len() as _)
+        };
+        self.owned(value)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Owned, A::Error> {
+        let mut elements: Vec<Owned> = Vec::with_capacity(items.size_hint().unwrap_or(0));
+        while let Some(element) = items.next_element_seed(&mut *self)? {
+            elements.push(element);
+        }
+        let count = i32::try_from(elements.len())
+            .map_err(|_| serde::de::Error::custom("an array too long"))?;
+        let values: Vec<qjs::JSValue> = elements.into_iter().map(Owned::take).collect();
+        // SAFETY: `count` owned values, which the call takes (and frees if
+        // it fails).
+        let array = unsafe { qjs::JS_NewArrayFrom(self.ctx, count, values.as_ptr()) };
+        self.owned(array)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Owned, A::Error> {
+        // SAFETY: a new object of the context.
+        let object = self.owned(unsafe { qjs::JS_NewObject(self.ctx) })?;
+        while let Some(key) = entries.next_key_seed(KeySeed)? {
+            let value = entries.next_value_seed(&mut *self)?;
+            let (atom, fresh) = self.atom(&key)?;
+            // SAFETY: `object` is an object this parse owns; the call takes
+            // `value` (and frees it if it fails); `atom` is alive.
+            let defined = unsafe {
+                qjs::JS_DefinePropertyValue(
+                    self.ctx,
+                    object.value,
+                    atom,
+                    value.take(),
+                    qjs::JS_PROP_C_W_E as i32,
+                )
+            };
+            if fresh {
+                // SAFETY: the atom `atom` made for this key alone.
+                unsafe { qjs::JS_FreeAtom(self.ctx, atom) };
+            }
+            if defined < 0 {
+                return Err(serde::de::Error::custom("the engine threw"));
+            }
+        }
+        Ok(object)
+    }
+}
+
+/// A key as the text has it: borrowed when it has no escape.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Key<'de>, D::Error> {
+        reader.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, text: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key::Borrowed(text))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Key<'de>, E> {
+        Ok(Key::Owned(text.to_owned()))
+    }
+}
