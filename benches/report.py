@@ -96,6 +96,16 @@ def main():
             f"{f['fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / {time / stringified:.2f}× the program returning "
             f"`JSON.stringify(value).length` ({f['stringify_fuel_per_byte']:.1f} per byte)",
             "target ≤ 20 fuel per byte"))
+    for shape, label in shapes.items():
+        f = returned[shape]
+        rows.append((
+            f"{label}, fuel per byte (deterministic): passed to a binding / received from a binding "
+            f"(per byte of JSON) / printed by `console.log` (per byte of its {f['logged_bytes'] / 1024:.0f} KiB line)",
+            f"{f['argument_fuel_per_byte']:.1f} / {f['result_fuel_per_byte']:.1f} / {f['logged_fuel_per_byte']:.1f}",
+            f"{f['argument_fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / "
+            f"{f['result_fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / "
+            f"{f['logged_fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× `JSON.stringify` of it",
+            "target ≤ 20 fuel per byte"))
     discovery = json.loads((CRITERION / "discovery_under_load" / "figures.json").read_text())
     alone, loaded = discovery["alone"], discovery["loaded"]
     rows.append((

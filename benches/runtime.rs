@@ -21,8 +21,10 @@
 //!   numbers, 2,000 small nested objects): time, and the fuel per byte of
 //!   its JSON (deterministic, so measured once), against the same program
 //!   returning only `JSON.stringify(value).length` (QuickJS's own JSON
-//!   writer) and against building the value alone; the fuel figures are
-//!   written to `target/criterion/returned_values/fuel.json`.
+//!   writer) and against building the value alone; and the fuel per byte
+//!   of the same value passed to a binding, received from one, and
+//!   printed with `console.log` (per byte of its line); the fuel figures
+//!   are written to `target/criterion/returned_values/fuel.json`.
 
 #![expect(
     missing_docs,
@@ -330,28 +332,60 @@ const RETURNED: [(&str, &str); 3] = [
 fn returned_values(c: &mut Criterion) {
     let rt = tokio();
     let runtime = runtime();
-    let fuel = |program: String| {
+    let run = |request: CodeRunRequest| {
         rt.block_on(async {
-            let result = runtime
-                .run(CodeRunRequest::new(program))
-                .await
-                .expect("run");
+            let result = runtime.run(request).await.expect("run");
             assert!(result.is_ok(), "{:?}", result.error);
-            (result.fuel_consumed, result.value)
+            result
         })
+    };
+    let fuel = |program: String| {
+        let result = run(CodeRunRequest::new(program));
+        (result.fuel_consumed, result.value)
     };
     let mut figures = serde_json::Map::new();
     for (name, build) in RETURNED {
         let (built, _) = fuel(format!("{build} return value.length;"));
         let (stringified, _) = fuel(format!("{build} return JSON.stringify(value).length;"));
         let (returned, value) = fuel(format!("{build} return value;"));
+        let value = value.expect("a value");
         let bytes = serde_json::to_string(&value).expect("JSON").len() as u64;
+        // The other ways plain data crosses: a binding's argument (its
+        // JSON), a binding's result (parsed into a value), a console line
+        // (its display text, per byte of the line).
+        let given = value.clone();
+        let tools = CodeBindingNamespace::new("tools")
+            .function("take", |_| async { Ok(json!(null)) })
+            .function("give", move |_| {
+                let given = given.clone();
+                async move { Ok(given) }
+            });
+        let with_tools = |program: String| {
+            run(CodeRunRequest::new(program).binding(tools.clone())).fuel_consumed
+        };
+        let passed = with_tools(format!(
+            "{build} await tools.take(value); return value.length;"
+        ));
+        let taken_nothing = with_tools("await tools.take(null); return 0;".into());
+        let received = with_tools("const value = await tools.give(); return value.length;".into());
+        let logged = run(CodeRunRequest::new(format!(
+            "{build} console.log(value); return value.length;"
+        )));
+        let line = logged
+            .logs
+            .iter()
+            .map(|line| line.text.len())
+            .sum::<usize>() as u64;
         figures.insert(
             name.into(),
             json!({
                 "bytes": bytes,
                 "fuel_per_byte": (returned - built) as f64 / bytes as f64,
                 "stringify_fuel_per_byte": (stringified - built) as f64 / bytes as f64,
+                "argument_fuel_per_byte": (passed - built) as f64 / bytes as f64,
+                "result_fuel_per_byte": (received - taken_nothing) as f64 / bytes as f64,
+                "logged_bytes": line,
+                "logged_fuel_per_byte": (logged.fuel_consumed - built) as f64 / line as f64,
                 "run_fuel": returned,
             }),
         );
