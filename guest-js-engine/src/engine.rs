@@ -120,6 +120,8 @@ pub fn initialize() {
         });
         let internals = context
             .with(|ctx| -> rquickjs::Result<_> {
+                // Before the prelude, whose modules keep `JSON.parse`.
+                crate::parse::install(&ctx)?;
                 let natives = Object::new(ctx.clone())?;
                 natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
                 natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;

@@ -71,4 +71,4 @@ mod values;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting};
-pub use text::well_formed;
+pub use text::{well_formed, with_utf8};

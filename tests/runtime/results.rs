@@ -1,7 +1,9 @@
-//! A binding's result read into the program's values natively (the
-//! guest's parse.rs), checked against `JSON.parse` of the same text in the
-//! same run: type, value (`Object.is`, so `-0` and `NaN` too), key order,
-//! property attributes and prototype, at every level.
+//! JSON read into the program's values natively (the guest's parse.rs): a
+//! binding's result, checked against `JSON.parse` of the same text in the
+//! same run, and `JSON.parse` itself, checked against QuickJS's own (which
+//! a reviver still takes): type, value (`Object.is`, so `-0` too), key
+//! order, property attributes and prototype, at every level, and the
+//! same error for text that is not JSON.
 
 use serde_json::{Map, Number, Value, json};
 
@@ -13,6 +15,11 @@ use super::*;
 const COMPARE: &str = r#"
 const given = await tools.give();
 const parsed = JSON.parse(await tools.text());
+return differs(given, parsed, '$');
+"#;
+
+/// Where two values first differ, or `null`.
+const DIFFERS: &str = r#"
 function differs(a, b, path) {
   if (typeof a !== typeof b) return `${path}: ${typeof a} against ${typeof b}`;
   if (typeof a === 'number') return Object.is(a, b) ? null : `${path}: ${a} against ${b}`;
@@ -32,7 +39,6 @@ function differs(a, b, path) {
   }
   return null;
 }
-return differs(given, parsed, '$');
 "#;
 
 /// `tools.give` answers `value`; `tools.text` answers its JSON text as a
@@ -53,7 +59,8 @@ fn giving(value: Value) -> CodeBindingNamespace {
 
 async fn assert_parsed_alike(value: Value) {
     let shown = serde_json::to_string(&value).expect("JSON");
-    let result = run_request(CodeRunRequest::new(COMPARE).binding(giving(value))).await;
+    let program = format!("{DIFFERS}{COMPARE}");
+    let result = run_request(CodeRunRequest::new(program).binding(giving(value))).await;
     assert_ok(&result);
     assert_eq!(
         result.value,
@@ -214,5 +221,104 @@ async fn a_result_of_records_is_read_in_proportion_to_its_bytes() {
     let called = fuel("const v = await tools.none(); return 0;").await;
     let per_byte = (read - called) / bytes;
     eprintln!("a binding's result of records: {per_byte:.1} fuel per byte");
+    assert!(per_byte <= 250.0, "{per_byte:.1} fuel per byte");
+}
+
+/// `JSON.parse` is still the standard's function: its name, length and
+/// attributes, not a constructor, printed as native code.
+#[tokio::test]
+async fn json_parse_keeps_the_standards_shape() {
+    let result = run(r#"
+        const d = Object.getOwnPropertyDescriptor(JSON, 'parse');
+        let constructed;
+        try { new JSON.parse('1'); constructed = 'constructed'; } catch (e) { constructed = e.name; }
+        return [JSON.parse.name, JSON.parse.length, d.writable, d.enumerable, d.configurable,
+                typeof JSON.parse, constructed, Object.getPrototypeOf(JSON.parse) === Function.prototype,
+                String(JSON.parse).includes('[native code]'), Object.getOwnPropertyNames(JSON.parse),
+                JSON.parse.call(undefined, '[1]')];
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            "parse",
+            2,
+            true,
+            false,
+            true,
+            "function",
+            "TypeError",
+            true,
+            true,
+            ["length", "name"],
+            [1]
+        ]))
+    );
+}
+
+/// `JSON.parse` of texts at the edges of the grammar gives what QuickJS's
+/// own gives (reached through an identity reviver, which it still takes):
+/// the same value, or the same error.
+#[tokio::test]
+async fn json_parse_reads_every_text_as_quickjs_did() {
+    let program = format!(
+        "{DIFFERS}{}",
+        r#"
+        const texts = [
+          '{"a":1,"a":2,"b":{"a":3}}', ' \t\n\r[1 , 2]\n', '"\\ud800"', '"\\ud83d\\ude00"',
+          '"' + '\ud800' + '"', '"é日本"', '"é"', '-0', '[-0.0, 0e5, -1e-400]', '1e400', '-1e400',
+          '123456789012345678901234567890', '0.1', '1E+2', '[' .repeat(1000) + ']'.repeat(1000),
+          '{"__proto__": {"x": 1}}', '{"1": 1, "0": 0, "b": 2, "4294967295": 3}', '""', '{}', '[]',
+          '', '{', '[1,]', '01', '"\u0001"', 'true ', ' null', 'nul', '1 2', '\ufeff1', '"\\x41"',
+          '{"a" 1}', '[1 2]', '"abc', 'undefined', 'NaN', '-', '.5', '1.', '+1',
+        ];
+        const outcome = (f) => { try { return { value: f() }; } catch (e) { return { error: `${e.name}: ${e.message}` }; } };
+        const found = [];
+        for (const text of texts) {
+          const native = outcome(() => JSON.parse(text));
+          const quickjs = outcome(() => JSON.parse(text, (k, v) => v));
+          const d = 'error' in native || 'error' in quickjs
+            ? (native.error === quickjs.error ? null : `${native.error} against ${quickjs.error}`)
+            : differs(native.value, quickjs.value, '$');
+          if (d) found.push([text.slice(0, 40), d]);
+        }
+        for (const input of [123, true, null, { toString: () => '[7]' }, undefined]) {
+          const native = outcome(() => JSON.parse(input));
+          const quickjs = outcome(() => JSON.parse(input, (k, v) => v));
+          const d = 'error' in native || 'error' in quickjs
+            ? (native.error === quickjs.error ? null : `${native.error} against ${quickjs.error}`)
+            : differs(native.value, quickjs.value, '$');
+          if (d) found.push([String(input), d]);
+        }
+        return found;
+    "#
+    );
+    let result = run(&program).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(json!([])));
+}
+
+/// `JSON.parse` of 2,000 records costs at most 250 units of fuel per byte
+/// of the text (QuickJS's own took about 348).
+#[tokio::test]
+async fn json_parse_of_records_costs_in_proportion_to_the_bytes() {
+    let build = "const value = []; for (let i = 0; i < 2000; i++) value.push({ id: i, \
+                 name: `item-${i}`, tags: ['a', 'b'], owner: { login: `user${i % 10}`, \
+                 admin: i % 2 === 0 } }); const text = JSON.stringify(value);";
+    let parsed = run(&format!(
+        "{build} const v = JSON.parse(text); return text.length;"
+    ))
+    .await;
+    let built = run(&format!("{build} return text.length;")).await;
+    assert_ok(&parsed);
+    assert_ok(&built);
+    let bytes = built
+        .value
+        .as_ref()
+        .and_then(Value::as_f64)
+        .expect("a length");
+    let per_byte = (parsed.fuel_consumed - built.fuel_consumed) as f64 / bytes;
+    eprintln!("JSON.parse of records: {per_byte:.1} fuel per byte");
     assert!(per_byte <= 250.0, "{per_byte:.1} fuel per byte");
 }

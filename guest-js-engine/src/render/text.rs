@@ -413,3 +413,20 @@ pub fn well_formed(ctx: &Ctx<'_>, value: &Value<'_>) -> Option<String> {
             .collect(),
     })
 }
+
+/// What `f` makes of a string's text as UTF-8: borrowed from the engine
+/// when the string is ASCII, else converted. `None` (and `f` not called)
+/// when the string holds a lone surrogate, which UTF-8 cannot hold.
+pub fn with_utf8<R>(ctx: &Ctx<'_>, value: &Value<'_>, f: impl FnOnce(&str) -> R) -> Option<R> {
+    let held = Held::of(ctx.as_raw().as_ptr(), value.as_raw())?;
+    Some(match held.chars() {
+        // SAFETY: ASCII is UTF-8.
+        Chars::Narrow(bytes) if is_ascii(bytes) => {
+            f(unsafe { std::str::from_utf8_unchecked(bytes) })
+        }
+        Chars::Narrow(bytes) => f(&bytes.iter().map(|&b| char::from(b)).collect::<String>()),
+        Chars::Wide(units) => f(&char::decode_utf16(units.iter().copied())
+            .collect::<Result<String, _>>()
+            .ok()?),
+    })
+}
