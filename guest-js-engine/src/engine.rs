@@ -121,7 +121,7 @@ pub fn initialize() {
         let internals = context
             .with(|ctx| -> rquickjs::Result<_> {
                 // Before the prelude, whose modules keep `JSON.parse`.
-                crate::parse::install(&ctx)?;
+                crate::json::install(&ctx)?;
                 let natives = Object::new(ctx.clone())?;
                 natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
                 natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
@@ -181,6 +181,20 @@ pub fn initialize() {
             internals,
         });
     });
+}
+
+/// The prelude's `util.inspect.custom` symbol, which the native renderer
+/// checks the intrinsic prototypes for; `None` before the prelude exists
+/// (while the snapshot is made).
+pub fn inspect_custom<'js>(ctx: &Ctx<'js>) -> Option<Value<'js>> {
+    let internals = STATE.with(|state| {
+        state
+            .engine
+            .borrow()
+            .as_ref()
+            .map(|engine| engine.internals.clone())
+    })?;
+    internals.restore(ctx).ok()?.get("custom").ok()
 }
 
 /// What a run may allocate past the snapshot's heap before QuickJS's first

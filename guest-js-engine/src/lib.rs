@@ -28,6 +28,7 @@ wit_bindgen::generate!({
 
 mod alloc;
 mod engine;
+mod json;
 mod parse;
 mod render;
 mod web;

@@ -1,12 +1,12 @@
 //! JSON text parsed straight into the engine's values, for a binding's
-//! result and for `JSON.parse` of a string without a reviver (QuickJS's
-//! own `JSON.parse` is kept for everything else): serde_json reads the text, and each value is made with
-//! the calls `JSON.parse` itself makes (`JS_NewObject`, then
-//! `JS_DefinePropertyValue` key by key, in order; an array from its
-//! elements), so the value is the one `JSON.parse` would give: `-0` stays
-//! `-0`, numbers are correctly rounded (serde_json's `float_roundtrip`),
-//! a repeated key keeps its first place and its last value, and a
-//! `__proto__` key is an own property.
+//! result and for `JSON.parse` of a string without a reviver (json.rs;
+//! QuickJS's own `JSON.parse` is kept for everything else). serde_json reads the
+//! text, and each value is made with the calls `JSON.parse` itself makes
+//! (`JS_NewObject`, then `JS_DefinePropertyValue` key by key, in order; an
+//! array from its elements), so the value is the one `JSON.parse` would
+//! give: `-0` stays `-0`, numbers are correctly rounded (serde_json's
+//! `float_roundtrip`), a repeated key keeps its first place and its last
+//! value, and a `__proto__` key is an own property.
 //!
 //! What it saves is QuickJS's tokenizer (about 30 units of fuel a
 //! character of a string), its number parser (thousands a decimal), and a
@@ -17,58 +17,14 @@
 //! which it clears) is left to `JSON.parse`, whose answer or error then
 //! stands.
 
-use std::cell::RefCell;
 use std::ffi::c_char;
 use std::fmt;
 
-use rquickjs::function::Opt;
-use rquickjs::object::Property;
-use rquickjs::{Ctx, Function, Object, Persistent, Value, qjs};
+use rquickjs::{Ctx, Value, qjs};
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 /// How many distinct keys a parse keeps as atoms (records repeat a few).
 const KEPT_KEYS: usize = 64;
-
-thread_local! {
-    /// QuickJS's own `JSON.parse`, for what the native reader declines
-    /// (set once, in the snapshot).
-    static ORIGINAL: RefCell<Option<Persistent<Function<'static>>>> = const { RefCell::new(None) };
-}
-
-/// Makes `JSON.parse` read a string without a reviver natively, and hand
-/// everything else (other arguments, and text the reader declines) to
-/// QuickJS's own, which it keeps. Its `name`, `length` and attributes are
-/// the standard's.
-pub fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
-    let json: Object = ctx.globals().get("JSON")?;
-    let original: Function = json.get("parse")?;
-    ORIGINAL.with(|cell| *cell.borrow_mut() = Some(Persistent::save(ctx, original)));
-    let parse = Function::new(ctx.clone(), json_parse)?.with_name("parse")?;
-    parse.set_length(2)?;
-    json.prop("parse", Property::from(parse).writable().configurable())
-}
-
-/// `JSON.parse(text, reviver)`.
-fn json_parse<'js>(
-    ctx: Ctx<'js>,
-    text: Opt<Value<'js>>,
-    reviver: Opt<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let text = text.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
-    let reviver = reviver
-        .0
-        .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
-    if text.is_string()
-        && !reviver.is_function()
-        && let Some(Some(value)) = crate::render::with_utf8(&ctx, &text, |text| json(&ctx, text))
-    {
-        return Ok(value);
-    }
-    let original = ORIGINAL
-        .with(|cell| cell.borrow().clone())
-        .ok_or_else(|| rquickjs::Error::new_from_js("JSON.parse", "the original"))?;
-    original.restore(&ctx)?.call((text, reviver))
-}
 
 /// `json` as `JSON.parse(json)` gives it, or `None` for `JSON.parse` to
 /// decide (see the module's notes).
