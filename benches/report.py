@@ -93,8 +93,8 @@ def main():
         rows.append((
             f"returning {label} ({f['bytes'] / 1024:.0f} KiB of JSON): fuel per byte of JSON (deterministic) / whole run",
             f"{f['fuel_per_byte']:.1f} / {fmt(time)}",
-            f"{f['fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / {time / stringified:.2f}× the program returning "
-            f"QuickJS's own `JSON.stringify(value)` ({f['stringify_fuel_per_byte']:.1f} per byte)",
+            f"{f['fuel_per_byte'] / f['stringify_fuel_per_byte']:.2f}× / {time / stringified:.2f}× the program returning the "
+            f"length of QuickJS's own `JSON.stringify` of it ({f['stringify_fuel_per_byte']:.1f} per byte)",
             "target ≤ 20 fuel per byte"))
     for shape, label in shapes.items():
         f = returned[shape]
