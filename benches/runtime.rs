@@ -404,10 +404,7 @@ fn returned_values(c: &mut Criterion) {
     .expect("writes the fuel figures");
     let mut group = c.benchmark_group("returned_values");
     for (name, build) in RETURNED {
-        for (variant, tail) in [
-            ("returned", "return value;"),
-            ("stringified", STRINGIFIED),
-        ] {
+        for (variant, tail) in [("returned", "return value;"), ("stringified", STRINGIFIED)] {
             let program = format!("{build} {tail}");
             group.bench_function(format!("{name}_{variant}"), |b| {
                 b.to_async(&rt).iter(|| async {
