@@ -22,10 +22,10 @@
 //!   its JSON (deterministic, so measured once), against the same program
 //!   returning only `JSON.stringify(value, undefined, '').length`
 //!   (QuickJS's own JSON writer, which an indent still takes: an empty one
-//!   writes the same text) and against building the value alone; and the fuel per byte
-//!   of the same value passed to a binding, received from one, and
-//!   printed with `console.log` (per byte of its line); the fuel figures
-//!   are written to `target/criterion/returned_values/fuel.json`.
+//!   writes the same text) and against building the value alone; and the
+//!   fuel per byte of the same value passed to a binding, received from
+//!   one, and printed with `console.log` (per byte of its line); the fuel
+//!   figures are written to `target/criterion/returned_values/fuel.json`.
 
 #![expect(
     missing_docs,
