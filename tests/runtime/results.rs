@@ -68,11 +68,11 @@ async fn assert_parsed_alike(value: Value) {
         result.value,
         Some(Value::Null),
         "the binding's result and JSON.parse of its text differ for {}",
-        &shown[..shown.len().min(2000)]
+        shown.chars().take(2000).collect::<String>()
     );
 }
 
-/// A seeded generator (xorshift), so that a failure names its seed.
+/// A seeded generator (xorshift): the values, and so a failure, repeat.
 struct Random(u64);
 
 impl Random {
