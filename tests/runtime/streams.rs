@@ -75,6 +75,51 @@ async fn a_byte_stream_tees_into_branches_of_their_own_bytes() {
     );
 }
 
+/// A tee's branches end together, for a default and for a byte stream:
+/// cancelling one branch leaves the source alone and its promise pending;
+/// cancelling the other cancels the source once, with both reasons, and
+/// settles both. A source that errors errors both branches, and settles a
+/// cancel that was waiting for the other branch.
+#[tokio::test]
+async fn a_tees_branches_cancel_and_error_together() {
+    let result = run(r#"
+        const outcome = {};
+        for (const type of [undefined, 'bytes']) {
+          const reasons = [];
+          const source = new ReadableStream({ type, cancel(reason) { reasons.push(reason); } });
+          const [left, right] = source.tee();
+          let leftDone = false;
+          const leftCancel = left.cancel('one').then(() => { leftDone = true; });
+          await Promise.resolve();
+          const before = { leftDone, reasons: reasons.length };
+          await right.cancel('two');
+          await leftCancel;
+
+          let fail;
+          const failing = new ReadableStream({ type, start(c) { fail = (e) => c.error(e); } });
+          const [a, b] = failing.tee();
+          const aCancel = a.cancel('only a');
+          fail(new TypeError('broken'));
+          await aCancel;
+          const errors = await Promise.all([b.getReader().read().then(() => 'read', (e) => e.message)]);
+          outcome[type ?? 'default'] = { before, reasons, leftDone, errors };
+        }
+        return outcome;
+    "#)
+    .await;
+    assert_ok(&result);
+    let each = json!({
+        "before": { "leftDone": false, "reasons": 0 },
+        "reasons": [["one", "two"]],
+        "leftDone": true,
+        "errors": ["broken"],
+    });
+    assert_eq!(
+        result.value,
+        Some(json!({ "default": each.clone(), "bytes": each }))
+    );
+}
+
 /// Backpressure: a writer's desiredSize and ready follow the sink, and a
 /// source is pulled only while its queue is below the high-water mark.
 #[tokio::test]

@@ -22,19 +22,60 @@
   const uncurry = Function.prototype.bind.bind(Function.prototype.call);
   const bufferSlice = uncurry(ArrayBuffer.prototype.slice);
 
+  // ---- what both tees share ----------------------------------------------
+
+  // The branches' cancellation and their end. The stream is cancelled with
+  // both reasons once both branches are; the promise each branch's cancel
+  // returns settles then, or when the stream ends first. `errorController`
+  // is the branches' kind's ReadableStream*ControllerError.
+  function teeBranches(stream, errorController) {
+    const t = { canceled1: false, canceled2: false, branch1: undefined, branch2: undefined };
+    let reason1;
+    let reason2;
+    const cancelPromise = deferred();
+
+    function cancelled() {
+      cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
+    }
+    t.cancel1 = (reason) => {
+      t.canceled1 = true;
+      reason1 = reason;
+      if (t.canceled2) cancelled();
+      return cancelPromise.promise;
+    };
+    t.cancel2 = (reason) => {
+      t.canceled2 = true;
+      reason2 = reason;
+      if (t.canceled1) cancelled();
+      return cancelPromise.promise;
+    };
+    // The stream closed or errored: a branch's pending cancel is done.
+    t.ended = () => {
+      if (!t.canceled1 || !t.canceled2) cancelPromise.resolve(undefined);
+    };
+    // The stream errored: so do both branches.
+    t.errored = (error) => {
+      errorController(t.branch1.controller, error);
+      errorController(t.branch2.controller, error);
+      t.ended();
+    };
+    // A chunk could not be cloned: both branches error (`first` first), and
+    // the stream is cancelled with that error.
+    t.cloneFailed = (error, first = t.branch1, second = t.branch2) => {
+      errorController(first.controller, error);
+      errorController(second.controller, error);
+      cancelPromise.resolve(cancelStream(stream, error));
+    };
+    return t;
+  }
+
   // ---- a default stream --------------------------------------------------
 
   function defaultTee(stream, cloneForBranch2) {
     const reader = acquireDefaultReader(stream);
+    const t = teeBranches(stream, defaultControllerError);
     let reading = false;
     let readAgain = false;
-    let canceled1 = false;
-    let canceled2 = false;
-    let reason1;
-    let reason2;
-    let branch1;
-    let branch2;
-    const cancelPromise = deferred();
 
     function pull() {
       if (reading) {
@@ -50,27 +91,25 @@
             readAgain = false;
             const chunk1 = chunk;
             let chunk2 = chunk;
-            if (!canceled2 && cloneForBranch2) {
+            if (!t.canceled2 && cloneForBranch2) {
               try {
                 chunk2 = host.clone.structuredClone(chunk);
               } catch (error) {
-                defaultControllerError(branch1.controller, error);
-                defaultControllerError(branch2.controller, error);
-                cancelPromise.resolve(cancelStream(stream, error));
+                t.cloneFailed(error);
                 return;
               }
             }
-            if (!canceled1) defaultControllerEnqueue(branch1.controller, chunk1);
-            if (!canceled2) defaultControllerEnqueue(branch2.controller, chunk2);
+            if (!t.canceled1) defaultControllerEnqueue(t.branch1.controller, chunk1);
+            if (!t.canceled2) defaultControllerEnqueue(t.branch2.controller, chunk2);
             reading = false;
             if (readAgain) pull();
           });
         },
         close() {
           reading = false;
-          if (!canceled1) defaultControllerClose(branch1.controller);
-          if (!canceled2) defaultControllerClose(branch2.controller);
-          if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+          if (!t.canceled1) defaultControllerClose(t.branch1.controller);
+          if (!t.canceled2) defaultControllerClose(t.branch2.controller);
+          t.ended();
         },
         error() {
           reading = false;
@@ -79,51 +118,24 @@
       return promiseResolve(undefined);
     }
 
-    function cancel1(reason) {
-      canceled1 = true;
-      reason1 = reason;
-      if (canceled2) cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    function cancel2(reason) {
-      canceled2 = true;
-      reason2 = reason;
-      if (canceled1) cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    branch1 = createReadableStream(noop, pull, cancel1);
-    branch2 = createReadableStream(noop, pull, cancel2);
-    react(reader.closed.promise, undefined, (error) => {
-      defaultControllerError(branch1.controller, error);
-      defaultControllerError(branch2.controller, error);
-      if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
-    });
-    return [branch1.public, branch2.public];
+    t.branch1 = createReadableStream(noop, pull, t.cancel1);
+    t.branch2 = createReadableStream(noop, pull, t.cancel2);
+    react(reader.closed.promise, undefined, t.errored);
+    return [t.branch1.public, t.branch2.public];
   }
 
   // ---- a byte stream -----------------------------------------------------
 
   function byteTee(stream) {
     let reader = acquireDefaultReader(stream);
+    const t = teeBranches(stream, controllerError);
     let reading = false;
     let readAgainForBranch1 = false;
     let readAgainForBranch2 = false;
-    let canceled1 = false;
-    let canceled2 = false;
-    let reason1;
-    let reason2;
-    let branch1;
-    let branch2;
-    const cancelPromise = deferred();
 
     function forwardReaderError(thisReader) {
       react(thisReader.closed.promise, undefined, (error) => {
-        if (thisReader !== reader) return;
-        controllerError(branch1.controller, error);
-        controllerError(branch2.controller, error);
-        if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+        if (thisReader === reader) t.errored(error);
       });
     }
 
@@ -145,18 +157,16 @@
             readAgainForBranch2 = false;
             const chunk1 = chunk;
             let chunk2 = chunk;
-            if (!canceled1 && !canceled2) {
+            if (!t.canceled1 && !t.canceled2) {
               try {
                 chunk2 = cloneChunk(chunk);
               } catch (error) {
-                controllerError(branch1.controller, error);
-                controllerError(branch2.controller, error);
-                cancelPromise.resolve(cancelStream(stream, error));
+                t.cloneFailed(error);
                 return;
               }
             }
-            if (!canceled1) controllerEnqueue(branch1.controller, chunk1);
-            if (!canceled2) controllerEnqueue(branch2.controller, chunk2);
+            if (!t.canceled1) controllerEnqueue(t.branch1.controller, chunk1);
+            if (!t.canceled2) controllerEnqueue(t.branch2.controller, chunk2);
             reading = false;
             if (readAgainForBranch1) pull1();
             else if (readAgainForBranch2) pull2();
@@ -164,11 +174,11 @@
         },
         close() {
           reading = false;
-          if (!canceled1) controllerClose(branch1.controller);
-          if (!canceled2) controllerClose(branch2.controller);
-          if (branch1.controller.pendingPullIntos.length > 0) respond(branch1.controller, 0);
-          if (branch2.controller.pendingPullIntos.length > 0) respond(branch2.controller, 0);
-          if (!canceled1 || !canceled2) cancelPromise.resolve(undefined);
+          if (!t.canceled1) controllerClose(t.branch1.controller);
+          if (!t.canceled2) controllerClose(t.branch2.controller);
+          if (t.branch1.controller.pendingPullIntos.length > 0) respond(t.branch1.controller, 0);
+          if (t.branch2.controller.pendingPullIntos.length > 0) respond(t.branch2.controller, 0);
+          t.ended();
         },
         error() {
           reading = false;
@@ -182,23 +192,21 @@
         reader = acquireBYOBReader(stream);
         forwardReaderError(reader);
       }
-      const byobBranch = forBranch2 ? branch2 : branch1;
-      const otherBranch = forBranch2 ? branch1 : branch2;
+      const byobBranch = forBranch2 ? t.branch2 : t.branch1;
+      const otherBranch = forBranch2 ? t.branch1 : t.branch2;
       byobReaderRead(reader, view, 1, {
         chunk(chunk) {
           queueMicrotask(() => {
             readAgainForBranch1 = false;
             readAgainForBranch2 = false;
-            const byobCanceled = forBranch2 ? canceled2 : canceled1;
-            const otherCanceled = forBranch2 ? canceled1 : canceled2;
+            const byobCanceled = forBranch2 ? t.canceled2 : t.canceled1;
+            const otherCanceled = forBranch2 ? t.canceled1 : t.canceled2;
             if (!otherCanceled) {
               let clone;
               try {
                 clone = cloneChunk(chunk);
               } catch (error) {
-                controllerError(byobBranch.controller, error);
-                controllerError(otherBranch.controller, error);
-                cancelPromise.resolve(cancelStream(stream, error));
+                t.cloneFailed(error, byobBranch, otherBranch);
                 return;
               }
               if (!byobCanceled) respondWithNewView(byobBranch.controller, chunk);
@@ -213,15 +221,15 @@
         },
         close(chunk) {
           reading = false;
-          const byobCanceled = forBranch2 ? canceled2 : canceled1;
-          const otherCanceled = forBranch2 ? canceled1 : canceled2;
+          const byobCanceled = forBranch2 ? t.canceled2 : t.canceled1;
+          const otherCanceled = forBranch2 ? t.canceled1 : t.canceled2;
           if (!byobCanceled) controllerClose(byobBranch.controller);
           if (!otherCanceled) controllerClose(otherBranch.controller);
           if (chunk !== undefined) {
             if (!byobCanceled) respondWithNewView(byobBranch.controller, chunk);
             if (!otherCanceled && otherBranch.controller.pendingPullIntos.length > 0) respond(otherBranch.controller, 0);
           }
-          if (!byobCanceled || !otherCanceled) cancelPromise.resolve(undefined);
+          t.ended();
         },
         error() {
           reading = false;
@@ -242,27 +250,13 @@
       return promiseResolve(undefined);
     }
 
-    const pull1 = () => pullBranch(branch1, false);
-    const pull2 = () => pullBranch(branch2, true);
+    const pull1 = () => pullBranch(t.branch1, false);
+    const pull2 = () => pullBranch(t.branch2, true);
 
-    function cancel1(reason) {
-      canceled1 = true;
-      reason1 = reason;
-      if (canceled2) cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    function cancel2(reason) {
-      canceled2 = true;
-      reason2 = reason;
-      if (canceled1) cancelPromise.resolve(cancelStream(stream, [reason1, reason2]));
-      return cancelPromise.promise;
-    }
-
-    branch1 = bytes.createByteStream(() => undefined, pull1, cancel1);
-    branch2 = bytes.createByteStream(() => undefined, pull2, cancel2);
+    t.branch1 = bytes.createByteStream(() => undefined, pull1, t.cancel1);
+    t.branch2 = bytes.createByteStream(() => undefined, pull2, t.cancel2);
     forwardReaderError(reader);
-    return [branch1.public, branch2.public];
+    return [t.branch1.public, t.branch2.public];
   }
 
   // ReadableStreamTee: `cloneForBranch2` (a default stream's chunks given
