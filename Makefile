@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance deploy-check scale-test build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features bench-python
+.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance deploy-check scale-test build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features xtask-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -148,15 +148,35 @@ python-test: python-features python-develop $(MCP_CONFORMANCE)
 ## does) would enable other features than the workspace build, which would
 ## compile wasmtime and the runtime a second time (see python/Cargo.toml).
 python-features:
-	@set -o pipefail; $(CARGO) tree --locked --workspace -e features -f '{p} {f}' --prefix none \
-	  | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-workspace.txt
-	@set -o pipefail; $(CARGO) tree --locked -p coderun-python -e features -f '{p} {f}' --prefix none \
-	  | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-python.txt
-	@drift="$$(comm -13 $(TARGET_DIR)/features-workspace.txt $(TARGET_DIR)/features-python.txt | grep ' v[0-9]' || true)"; \
-	if [ -n "$$drift" ]; then \
-	  echo "building coderun-python alone enables other features than the workspace on:"; \
-	  echo "$$drift"; \
-	  echo "add the workspace's features of these crates to python/Cargo.toml"; exit 1; fi
+	$(call same-features,coderun-python,python/Cargo.toml)
+
+## xtask-features: the same for xtask, which `make lint` and `make test` build
+## alone (`cargo run -p xtask`) before the workspace's tests (see
+## xtask/Cargo.toml).
+xtask-features:
+	$(call same-features,xtask,xtask/Cargo.toml)
+
+# same-features PACKAGE,MANIFEST: fail, naming the crates, when building
+# PACKAGE alone resolves a crate with features the workspace's build (its
+# tests and their dev-dependencies included) does not: that crate, and every
+# crate above it, would be compiled twice. Compared twice: the crates built
+# for the target alone (a build script's or a proc-macro's copy of a crate,
+# libc say, is resolved apart, and its features could hide the target's),
+# then every crate.
+define same-features
+	@mkdir -p $(TARGET_DIR)
+	@set -o pipefail; for edges in normal,no-proc-macro,features features; do \
+	  $(CARGO) tree --locked --workspace -e $$edges,$$( [ $$edges = features ] && echo all || echo dev ) \
+	    -f '{p} {f}' --prefix none | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-workspace.txt; \
+	  $(CARGO) tree --locked -p $(1) -e $$edges -f '{p} {f}' --prefix none \
+	    | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-$(1).txt; \
+	  drift="$$(comm -13 $(TARGET_DIR)/features-workspace.txt $(TARGET_DIR)/features-$(1).txt | grep ' v[0-9]' || true)"; \
+	  if [ -n "$$drift" ]; then \
+	    echo "building $(1) alone enables other features than the workspace on:"; \
+	    echo "$$drift"; \
+	    echo "add the workspace's features of these crates to $(2)"; exit 1; fi; \
+	done
+endef
 
 ## bench-python: the Python benchmarks (benches/python/bench.py) on release
 ## builds of the package (its wheel, installed into the venv) and of the
@@ -212,7 +232,7 @@ intl-data:
 bless:
 	CODERUN_BLESS=1 $(CARGO) test --locked -p coderun-code-mode --test golden
 
-lint: toolchain
+lint: toolchain xtask-features
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path guest-js-engine/Cargo.toml --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
