@@ -44,13 +44,13 @@
 )]
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientCapabilities, InputResponses, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken,
+    ClientCapabilities, InputResponses, LoggingMessageNotificationParam, NumberOrString,
+    ProgressNotificationParam, ProgressToken,
 };
 use rmcp::task_manager::TaskContext;
 use rmcp::{ErrorData, Peer, RoleServer};
@@ -153,17 +153,25 @@ impl Relay {
 
     /// Registers a call of `upstream`'s tool `tool` for the client call
     /// whose id (or a program's sub-call id, `<call>:...`) is `call_id`,
-    /// under `token`, until the guard drops.
+    /// until the guard drops. Registered before the request is sent, so that
+    /// what the upstream sends as soon as its tool starts (a log message, a
+    /// request of its client) finds the call; under a placeholder token
+    /// until [`UpstreamCall::sent`] gives the one rmcp sent.
     pub(crate) fn upstream_call(
         self: &Arc<Self>,
         upstream: &str,
         tool: &str,
         call_id: &str,
-        token: ProgressToken,
         inputs: Arc<CallInputs>,
     ) -> UpstreamCall {
+        static PLACEHOLDERS: AtomicU64 = AtomicU64::new(0);
         let call = call_id.split(':').next().unwrap_or(call_id).to_owned();
-        let key = (upstream.to_owned(), token);
+        // Not a token rmcp sends: its tokens are numbers.
+        let placeholder = format!("unsent-{}", PLACEHOLDERS.fetch_add(1, Ordering::Relaxed));
+        let key = (
+            upstream.to_owned(),
+            ProgressToken(NumberOrString::String(placeholder.into())),
+        );
         let (sender, mut received) = mpsc::channel(QUEUED_PROGRESS);
         lock(&self.routes).insert(
             key.clone(),
@@ -386,6 +394,16 @@ const QUEUED_PROGRESS: usize = 64;
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(1);
 
 impl UpstreamCall {
+    /// The request left with progress token `token`: the upstream's
+    /// progress is routed by it from now on.
+    pub(crate) fn sent(&mut self, token: ProgressToken) {
+        let mut routes = lock(&self.relay.routes);
+        if let Some(route) = routes.remove(&self.key) {
+            self.key.1 = token;
+            routes.insert(self.key.clone(), route);
+        }
+    }
+
     /// Ends the call once the upstream answered: the progress it sent
     /// before the answer (all of it queued by then, as [`Tap`] sees each
     /// message before rmcp does) is forwarded first, within

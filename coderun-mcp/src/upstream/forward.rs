@@ -120,6 +120,10 @@ impl Forward {
 
     async fn sent(&self, params: CallToolRequestParams, call_id: &str) -> Sent {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let inputs = Arc::new(CallInputs::new(self.relay.take_answers(call_id)));
+        let mut route =
+            self.relay
+                .upstream_call(&self.upstream, &self.tool, call_id, Arc::clone(&inputs));
         let handle = match self
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -128,14 +132,7 @@ impl Forward {
             Ok(handle) => handle,
             Err(error) => return Sent::Failed(error),
         };
-        let inputs = Arc::new(CallInputs::new(self.relay.take_answers(call_id)));
-        let route = self.relay.upstream_call(
-            &self.upstream,
-            &self.tool,
-            call_id,
-            handle.progress_token.clone(),
-            Arc::clone(&inputs),
-        );
+        route.sent(handle.progress_token.clone());
         let mut abandoned = Abandoned {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
