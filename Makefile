@@ -165,10 +165,10 @@ xtask-features:
 # then every crate.
 define same-features
 	@mkdir -p $(TARGET_DIR)
-	@set -o pipefail; for edges in normal,no-proc-macro,features features; do \
-	  $(CARGO) tree --locked --workspace -e $$edges,$$( [ $$edges = features ] && echo all || echo dev ) \
+	@set -o pipefail; for edges in normal,dev,no-proc-macro/normal,no-proc-macro all/all; do \
+	  $(CARGO) tree --locked --workspace -e features,$${edges%/*} \
 	    -f '{p} {f}' --prefix none | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-workspace.txt; \
-	  $(CARGO) tree --locked -p $(1) -e $$edges -f '{p} {f}' --prefix none \
+	  $(CARGO) tree --locked -p $(1) -e features,$${edges#*/} -f '{p} {f}' --prefix none \
 	    | sed 's/ (\*)$$//' | sort -u > $(TARGET_DIR)/features-$(1).txt; \
 	  drift="$$(comm -13 $(TARGET_DIR)/features-workspace.txt $(TARGET_DIR)/features-$(1).txt | grep ' v[0-9]' || true)"; \
 	  if [ -n "$$drift" ]; then \

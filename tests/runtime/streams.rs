@@ -101,7 +101,7 @@ async fn a_tees_branches_cancel_and_error_together() {
           const aCancel = a.cancel('only a');
           fail(new TypeError('broken'));
           await aCancel;
-          const errors = await Promise.all([b.getReader().read().then(() => 'read', (e) => e.message)]);
+          const errors = [await b.getReader().read().then(() => 'read', (e) => e.message)];
           outcome[type ?? 'default'] = { before, reasons, leftDone, errors };
         }
         return outcome;
