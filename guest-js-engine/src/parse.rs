@@ -14,8 +14,8 @@
 //! made an atom once per parse here. And an object whose keys, as the text
 //! has them, are an earlier object's (a list of records) is made with that
 //! object's shape at once (`JS_CoderunNewObjectLike`, the project's QuickJS
-//! patch): QuickJS reaches a shape key by key, and frees the shapes on the
-//! way that no object holds, so every record built them again. The shape
+//! patch), instead of reaching it key by key (a lookup in the shape hash,
+//! a reference moved and the slots grown for each key). The shape
 //! is shared as QuickJS shares the shapes of objects made alike: a record
 //! changed later takes a shape of its own. Text it does not take (malformed,
 //! nested past serde_json's 128 levels, a `\u` escape of a lone
