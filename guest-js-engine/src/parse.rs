@@ -317,7 +317,8 @@ impl<'de> Visitor<'de> for &mut Builder<'de> {
             .map_err(|_| serde::de::Error::custom("an array too long"))?;
         // SAFETY: `count` owned values from `from`, which the call takes
         // (and frees if it fails).
-        let array = unsafe { qjs::JS_NewArrayFrom(self.ctx, count, self.values.as_ptr().add(from)) };
+        let array =
+            unsafe { qjs::JS_NewArrayFrom(self.ctx, count, self.values.as_ptr().add(from)) };
         self.values.truncate(from);
         self.owned(array)
     }

@@ -219,14 +219,21 @@ async fn objects_made_alike_cost_no_new_shapes() {
     };
     let object = "{ a: i, b: i, c: i, d: i, e: i, f: i }";
     let kept = |element: &str| {
-        format!("const made = []; for (let i = 0; i < 2000; i++) made.push({element}); return made.length;")
+        format!(
+            "const made = []; for (let i = 0; i < 2000; i++) made.push({element}); return made.length;"
+        )
     };
     let dropped = |element: &str| {
-        format!("let t = 0; for (let i = 0; i < 2000; i++) {{ const o = {element}; t += o.a ?? o; }} return t;")
+        format!(
+            "let t = 0; for (let i = 0; i < 2000; i++) {{ const o = {element}; t += o.a ?? o; }} return t;"
+        )
     };
     for (name, program) in [("kept", kept as fn(&str) -> String), ("dropped", dropped)] {
         let per_object = (fuel(program(object)).await - fuel(program("i")).await) / 2000.0;
         eprintln!("an object of six properties, {name}: {per_object:.0} fuel");
-        assert!(per_object <= 5800.0, "{name}: {per_object:.0} fuel an object");
+        assert!(
+            per_object <= 5800.0,
+            "{name}: {per_object:.0} fuel an object"
+        );
     }
 }
