@@ -183,6 +183,7 @@
   wire('writable', ['WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController']);
   wire('pipe', []);
   wire('transform', ['TransformStream', 'TransformStreamDefaultController', 'TextEncoderStream', 'TextDecoderStream']);
+  wire('body', []);
   wire('fetch', ['Request', 'Response']);
   wire('egress', ['fetch']);
   wire('compression', ['CompressionStream', 'DecompressionStream']);

@@ -49,6 +49,7 @@ const MODULES: &[(&str, &str)] = &[
     ("writable", include_str!("web/writable.js")),
     ("pipe", include_str!("web/pipe.js")),
     ("transform", include_str!("web/transform.js")),
+    ("body", include_str!("web/body.js")),
     ("fetch", include_str!("web/fetch.js")),
     ("egress", include_str!("web/egress.js")),
     ("compression", include_str!("web/compression.js")),

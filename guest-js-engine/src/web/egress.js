@@ -10,7 +10,8 @@
   const { argumentsRequired } = host.idl;
   const { sorted: sortedHeaders } = host.headers;
   const { signals } = host.abort;
-  const { Request, internals: { consume, requestOf, responseOfHost } } = host.fetch;
+  const { Request, internals: { requestOf, responseOfHost } } = host.fetch;
+  const { consume } = host.body;
   const streams = host.readable.internals;
   const { hostFetch, cancelFetch } = host.natives;
   const TypeErrorCtor = TypeError;
