@@ -114,24 +114,56 @@ pub(super) struct Renderer<'a, 'js, 'v> {
 impl Renderer<'_, '_, '_> {
     /// Writes a value (formatValue) and spends its length.
     pub(super) fn value(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
+        let kind = kind(value);
+        if let Some(span) = self.primitive(&kind) {
+            return Some(span);
+        }
         let mark = self.out.mark();
-        match kind(value) {
-            Kind::Undefined => self.out.ascii("undefined"),
-            Kind::Null => self.out.ascii("null"),
-            Kind::Bool(b) => self.out.ascii(if b { "true" } else { "false" }),
-            Kind::Int(n) => self.out.int(i64::from(n)),
-            Kind::Float(n) if n == 0.0 && n.is_sign_negative() => self.out.ascii("-0"),
-            Kind::Float(n) => self.out.number(n),
+        match kind {
             Kind::String => {
                 let held = Held::of(self.ctx, value)?;
                 self.string(held.chars());
             }
             Kind::Object => return self.object(value, recurse),
-            Kind::Other => return None,
+            _ => return None,
         }
         let span = self.out.span(mark);
         self.room -= span.units as f64;
         Some(span)
+    }
+
+    /// [`value`](Self::value) for `undefined`, `null`, a boolean or a
+    /// number; `None` (nothing written) for anything else. Inlined into the
+    /// walks over elements and properties, which most values leave here.
+    #[inline(always)]
+    fn primitive(&mut self, kind: &Kind) -> Option<Span> {
+        let mark = self.out.mark();
+        match *kind {
+            Kind::Undefined => self.out.ascii("undefined"),
+            Kind::Null => self.out.ascii("null"),
+            Kind::Bool(true) => self.out.ascii("true"),
+            Kind::Bool(false) => self.out.ascii("false"),
+            Kind::Int(n) => self.out.int(i64::from(n)),
+            Kind::Float(n) if n == 0.0 && n.is_sign_negative() => self.out.ascii("-0"),
+            Kind::Float(n) => self.out.number(n),
+            _ => return None,
+        }
+        let span = self.out.span(mark);
+        self.room -= span.units as f64;
+        Some(span)
+    }
+
+    /// An element's or a property's value, one level in.
+    #[inline(always)]
+    fn nested(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
+        let kind = kind(value);
+        if let Some(span) = self.primitive(&kind) {
+            return Some(span);
+        }
+        self.indentation += 2;
+        let span = self.value(value, recurse);
+        self.indentation -= 2;
+        span
     }
 
     pub(super) fn spend_ascii(&mut self, text: &str) -> Span {
@@ -157,9 +189,14 @@ impl Renderer<'_, '_, '_> {
         // Most text has no quote, control, backslash or non-ASCII unit:
         // one scan finds that, and it is copied between single quotes.
         if scan(chars, 0, len, InspectStop { single: true }) == len {
-            self.out.ascii("'");
-            self.out.run(chars, 0, len);
-            self.out.ascii("'");
+            match chars {
+                Chars::Narrow(bytes) => self.out.quoted(&bytes[..len], b'\''),
+                Chars::Wide(_) => {
+                    self.out.ascii("'");
+                    self.out.run(chars, 0, len);
+                    self.out.ascii("'");
+                }
+            }
         } else if len > 16 && len as f64 > self.options.break_length - self.indentation as f64 - 4.0
         {
             let mut from = 0;
@@ -176,6 +213,12 @@ impl Renderer<'_, '_, '_> {
         } else {
             quote(&mut self.out, chars, 0, len);
         }
+        self.more(more);
+    }
+
+    /// What `formatString` adds after a string cut short by `more`
+    /// characters.
+    fn more(&mut self, more: usize) {
         if more > 0 {
             self.out.ascii("... ");
             self.out.int(more as i64);
@@ -253,14 +296,7 @@ impl Renderer<'_, '_, '_> {
                     complete = false;
                     break;
                 }
-                let span = if matches!(kind(element), Kind::Undefined) {
-                    self.spend_ascii("undefined")
-                } else {
-                    self.indentation += 2;
-                    let span = self.value(element, recurse);
-                    self.indentation -= 2;
-                    span?
-                };
+                let span = self.nested(element, recurse)?;
                 output.push(Entry {
                     key: None,
                     value: span,
@@ -290,29 +326,23 @@ impl Renderer<'_, '_, '_> {
             };
             self.reduce(level, &mut output, ("[", "]"), Some(&numeric), recurse)
         } else {
-            let mut properties = self.walk.list();
-            if !plain_object(self.ctx, value, &mut self.walk.shapes, &mut properties) {
-                return None;
-            }
-            let span = if properties.is_empty() {
+            let (values, from, to) = plain_slots(self.ctx, value, &mut self.walk.shapes)?;
+            if from == to {
                 Some(self.spend_ascii("{}"))
             } else if recurse > self.options.depth {
                 Some(self.spend_ascii("[Object]"))
             } else {
                 let recurse = recurse + 1.0;
                 self.current_depth = recurse;
-                for &(key, element, _) in &properties {
+                for at in from..to {
                     if self.out_of_room(&mut output) {
                         break;
                     }
-                    let span = if matches!(kind(element), Kind::Undefined) {
-                        self.spend_ascii("undefined")
-                    } else {
-                        self.indentation += 2;
-                        let span = self.value(element, recurse);
-                        self.indentation -= 2;
-                        span?
-                    };
+                    let (slot, key) = self.walk.shapes.entry(at);
+                    // SAFETY: the shape says slot `slot` is a data property
+                    // of this object, whose slots are one value each.
+                    let element = unsafe { *values.add(slot) };
+                    let span = self.nested(element, recurse)?;
                     let key = self.key(key);
                     self.room -= key.units as f64;
                     output.push(Entry {
@@ -321,9 +351,7 @@ impl Renderer<'_, '_, '_> {
                     });
                 }
                 self.reduce(level, &mut output, ("{", "}"), None, recurse)
-            };
-            self.walk.give_back(properties);
-            span
+            }
         };
         self.entries[depth] = output;
         span

@@ -3,7 +3,7 @@
 use rquickjs::{Ctx, Value, qjs};
 
 use super::numbers::{GROUPED, NumberArrays};
-use super::scan::{Chars, Held};
+use super::scan::Held;
 use super::text::{Out, json_string};
 use super::values::*;
 
@@ -59,20 +59,47 @@ pub(super) fn json_value(
     out: &mut Out,
     walk: &mut Walk<'_>,
 ) -> bool {
-    match kind(value) {
+    let kind = kind(value);
+    scalar(out, &kind) || json_composite(ctx, value, &kind, out, walk)
+}
+
+/// Writes a number, a boolean or null; false (nothing written) for
+/// anything else. Inlined into the walks over elements and properties,
+/// which most values leave here.
+#[inline(always)]
+fn scalar(out: &mut Out, kind: &Kind) -> bool {
+    match *kind {
         Kind::Null => out.ascii("null"),
-        Kind::Bool(b) => out.ascii(if b { "true" } else { "false" }),
+        Kind::Bool(true) => out.ascii("true"),
+        Kind::Bool(false) => out.ascii("false"),
         Kind::Int(n) => out.int(i64::from(n)),
         Kind::Float(n) if n.is_finite() => out.number(if n == 0.0 { 0.0 } else { n }),
         Kind::Float(_) => out.ascii("null"),
-        Kind::String => match Held::of(ctx, value) {
-            Some(held) => json_string(out, held.chars()),
-            None => return false,
-        },
-        Kind::Object => return json_object(ctx, value, out, walk),
-        Kind::Undefined | Kind::Other => return false,
+        _ => return false,
     }
     true
+}
+
+/// A string, an array or an object (false for what JSON cannot write
+/// here, which leaves the whole value to JavaScript).
+fn json_composite(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    kind: &Kind,
+    out: &mut Out,
+    walk: &mut Walk<'_>,
+) -> bool {
+    match kind {
+        Kind::String => match Held::of(ctx, value) {
+            Some(held) => {
+                json_string(out, held.chars());
+                true
+            }
+            None => false,
+        },
+        Kind::Object => json_object(ctx, value, out, walk),
+        _ => false,
+    }
 }
 
 pub(super) fn json_object(
@@ -84,76 +111,26 @@ pub(super) fn json_object(
     if !walk.enter(object_id(value)) {
         return false;
     }
-    let mut properties = walk.list();
     let done = if let Some(elements) = plain_array(ctx, value) {
-        out.ascii("[");
-        let text = out.buf.len();
-        // Whether this array's elements are still being noted, and since
-        // where.
-        let mut noting = walk
-            .numbers
-            .as_ref()
-            .filter(|_| elements.len() >= GROUPED)
-            .map(NumberArrays::mark);
-        let mut ok = true;
-        for (i, &element) in elements.iter().enumerate() {
-            if i > 0 {
-                out.ascii(",");
-            }
-            let element_kind = kind(element);
-            if let Some(mark) = noting
-                && !NumberArrays::notable(&element_kind)
-            {
-                if let Some(numbers) = walk.numbers.as_mut() {
-                    numbers.drop_from(mark);
-                }
-                noting = None;
-            }
-            let before = out.buf.len();
-            if matches!(element_kind, Kind::Undefined) {
-                out.ascii("null");
-            } else if !json_value(ctx, element, out, walk) {
-                ok = false;
-                break;
-            }
-            if noting.is_some()
-                && let Some(numbers) = walk.numbers.as_mut()
-            {
-                numbers.push(out.buf.len() - before);
-            }
-        }
-        out.ascii("]");
-        if ok && let (Some(mark), Some(numbers)) = (noting, walk.numbers.as_mut()) {
-            numbers.note(object_id(value), text, mark);
-        }
-        ok
-    } else if plain_object(ctx, value, &mut walk.shapes, &mut properties) {
+        json_array(ctx, value, elements, out, walk)
+    } else if let Some((values, from, to)) = plain_slots(ctx, value, &mut walk.shapes) {
         out.ascii("{");
         let mut ok = true;
         let mut first = true;
-        for &(key, element, _) in &properties {
-            if matches!(kind(element), Kind::Undefined) {
+        for at in from..to {
+            let (slot, key) = walk.shapes.json_entry(at, !first);
+            // SAFETY: the shape says slot `slot` is a data property of this
+            // object, whose slots are one value each.
+            let element = unsafe { *values.add(slot) };
+            let element_kind = kind(element);
+            if matches!(element_kind, Kind::Undefined) {
                 continue;
             }
-            if !first {
-                out.ascii(",");
-            }
             first = false;
-            match key {
-                Key::Chars(chars) => json_string(out, chars),
-                Key::Name(name) => {
-                    out.ascii("\"");
-                    out.run(Chars::Narrow(name), 0, name.len());
-                    out.ascii("\"");
-                }
-                Key::Index(index) => {
-                    out.ascii("\"");
-                    out.int(i64::from(index));
-                    out.ascii("\"");
-                }
-            }
-            out.ascii(":");
-            if !json_value(ctx, element, out, walk) {
+            out.utf8(key);
+            if !scalar(out, &element_kind)
+                && !json_composite(ctx, element, &element_kind, out, walk)
+            {
                 ok = false;
                 break;
             }
@@ -163,7 +140,59 @@ pub(super) fn json_object(
     } else {
         false
     };
-    walk.give_back(properties);
     walk.leave();
     done
+}
+
+fn json_array(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    elements: &[qjs::JSValue],
+    out: &mut Out,
+    walk: &mut Walk<'_>,
+) -> bool {
+    out.ascii("[");
+    let text = out.buf.len();
+    // Whether this array's elements are still being noted, and since
+    // where.
+    let mut noting = walk
+        .numbers
+        .as_ref()
+        .filter(|_| elements.len() >= GROUPED)
+        .map(NumberArrays::mark);
+    let mut ok = true;
+    for (i, &element) in elements.iter().enumerate() {
+        if i > 0 {
+            out.ascii(",");
+        }
+        let element_kind = kind(element);
+        if let Some(mark) = noting {
+            if NumberArrays::notable(&element_kind) {
+                let before = out.buf.len();
+                scalar(out, &element_kind);
+                if let Some(numbers) = walk.numbers.as_mut() {
+                    numbers.push(out.buf.len() - before);
+                }
+                continue;
+            }
+            if let Some(numbers) = walk.numbers.as_mut() {
+                numbers.drop_from(mark);
+            }
+            noting = None;
+        }
+        if scalar(out, &element_kind) {
+            continue;
+        }
+        if matches!(element_kind, Kind::Undefined) {
+            out.ascii("null");
+        } else if !json_composite(ctx, element, &element_kind, out, walk) {
+            ok = false;
+            break;
+        }
+    }
+    out.ascii("]");
+    if ok && let (Some(mark), Some(numbers)) = (noting, walk.numbers.as_mut()) {
+        numbers.note(object_id(value), text, mark);
+    }
+    ok
 }

@@ -261,7 +261,7 @@ impl List<'_> {
 }
 
 /// Where a joined list's pieces go: counted, or written.
-trait Sink {
+pub(super) trait Sink {
     /// ASCII text.
     fn ascii(&mut self, text: &[u8]);
     /// `n` spaces.
@@ -296,10 +296,10 @@ impl Sink for Count {
 
 /// The pieces written from `at` on, up to `end`, into the buffer whose
 /// text starts at `text`.
-struct Fill {
-    text: *mut u8,
-    at: *mut u8,
-    end: *mut u8,
+pub(super) struct Fill {
+    pub(super) text: *mut u8,
+    pub(super) at: *mut u8,
+    pub(super) end: *mut u8,
 }
 
 impl Fill {

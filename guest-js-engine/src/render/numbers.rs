@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use rquickjs::qjs;
 
 use super::inspect::Renderer;
+use super::layout::{Fill, Sink};
 use super::text::Span;
 use super::values::{AddressHash, Kind};
 
@@ -102,34 +103,53 @@ impl Renderer<'_, '_, '_> {
         // a line of its own, the numbers right-aligned in their columns.
         let json = json.as_bytes().get(text..text + total + count - 1)?;
         let rows = count.div_ceil(columns);
-        self.out
-            .buf
-            .reserve(count * (widest + 2) + rows * (self.indentation + 4) + self.indentation + 4);
-        let mark = self.out.mark();
         let indentation = self.indentation;
+        // The text's length, counted first, so that it is written through
+        // a bumped pointer into one reservation.
+        let cells = |row: usize| (count - row * columns).min(columns);
+        let row_width = |n: usize| column_widths[..n].iter().sum::<u32>() as usize + 2 * (n - 1);
+        let mut bytes = 1 + 1 + indentation + 1;
+        for row in 0..rows {
+            bytes += usize::from(row > 0) + 1 + indentation + 2 + row_width(cells(row));
+        }
+        self.out.buf.reserve(bytes);
+        let mark = self.out.mark();
         // SAFETY: only ASCII is written (numbers' JSON text, spaces and
-        // punctuation), so the buffer stays UTF-8.
-        let buf = unsafe { self.out.buf.as_mut_vec() };
-        let start = buf.len();
-        buf.push(b'[');
-        let mut at = 0;
-        for (r, row) in lengths.chunks(columns).enumerate() {
-            buf.extend_from_slice(if r == 0 { b"\n" } else { b",\n" });
-            buf.resize(buf.len() + indentation + 2, b' ');
-            for (c, (&width, &len)) in column_widths.iter().zip(row).enumerate() {
-                let len = len as usize;
-                buf.resize(buf.len() + (width as usize - len), b' ');
-                buf.extend_from_slice(json.get(at..at + len).unwrap_or_default());
-                at += len + 1;
-                if c + 1 < row.len() {
-                    buf.extend_from_slice(b", ");
+        // punctuation), so the buffer stays UTF-8; the pieces are the ones
+        // counted above, into the `bytes` reserved after the text (Fill
+        // checks each against the end, and the end is checked reached
+        // before the length is set).
+        let written = unsafe {
+            let buf = self.out.buf.as_mut_vec();
+            let start = buf.len();
+            let text = buf.as_mut_ptr();
+            let mut fill = Fill {
+                text,
+                at: text.add(start),
+                end: text.add(start + bytes),
+            };
+            fill.ascii(b"[");
+            let mut at = 0;
+            for (r, row) in lengths.chunks(columns).enumerate() {
+                fill.ascii(if r == 0 { &b"\n"[..] } else { b",\n" });
+                fill.spaces(indentation + 2);
+                for (c, (&width, &len)) in column_widths.iter().zip(row).enumerate() {
+                    let len = len as usize;
+                    fill.spaces(width as usize - len);
+                    fill.ascii(json.get(at..at + len).unwrap_or_default());
+                    at += len + 1;
+                    if c + 1 < row.len() {
+                        fill.ascii(b", ");
+                    }
                 }
             }
-        }
-        buf.push(b'\n');
-        buf.resize(buf.len() + indentation, b' ');
-        buf.push(b']');
-        let written = buf.len() - start;
+            fill.ascii(b"\n");
+            fill.spaces(indentation);
+            fill.ascii(b"]");
+            assert!(fill.at == fill.end, "a column layout missed its count");
+            buf.set_len(start + bytes);
+            bytes
+        };
         self.out.units += written;
         self.out.newline = true;
         self.room -= total as f64;

@@ -118,27 +118,11 @@ impl Drop for Held {
     }
 }
 
-pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
 pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Nonzero when a byte of `word` equals `byte` (may flag bytes above a
-/// match too: enough to know a word holds one).
-#[inline(always)]
-pub(super) fn has_byte(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-/// Nonzero when a byte of `word` is below `bound` (at most 0x80).
-#[inline(always)]
-pub(super) fn has_below(word: u64, bound: u8) -> u64 {
-    word.wrapping_sub(ONES * u64::from(bound)) & !word & HIGHS
-}
-
-/// What stops a scan: a test of eight bytes at once (nonzero when one of
-/// them may stop it) and the exact test of one code unit.
+/// What stops a scan: the exact test of one code unit, and the same test
+/// as a set of bytes for the sixteen-at-once scan.
 pub(super) trait Stop: Copy {
-    fn word(self, word: u64) -> u64;
     fn unit(self, c: u16) -> bool;
     /// The same set of bytes, for the sixteen-at-once scan.
     fn bytes(self) -> ByteSet;
@@ -147,7 +131,6 @@ pub(super) trait Stop: Copy {
 /// A set of bytes: those below `below`, those at or above `at_least`
 /// (unless it is 0), and the three in `equal`.
 #[derive(Clone, Copy)]
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(super) struct ByteSet {
     pub(super) below: u8,
     pub(super) at_least: u8,
@@ -162,20 +145,6 @@ pub(super) struct InspectStop {
 }
 
 impl Stop for InspectStop {
-    #[inline(always)]
-    fn word(self, word: u64) -> u64 {
-        let quote = if self.single {
-            has_byte(word, b'\'')
-        } else {
-            0
-        };
-        has_below(word, 0x20)
-            | (word & HIGHS)
-            | has_byte(word, 0x7f)
-            | has_byte(word, b'\\')
-            | quote
-    }
-
     #[inline(always)]
     fn unit(self, c: u16) -> bool {
         !(0x20..0x7f).contains(&c) || c == 0x5c || (self.single && c == 0x27)
@@ -196,11 +165,6 @@ pub(super) struct JsonStop;
 
 impl Stop for JsonStop {
     #[inline(always)]
-    fn word(self, word: u64) -> u64 {
-        has_below(word, 0x20) | (word & HIGHS) | has_byte(word, b'"') | has_byte(word, b'\\')
-    }
-
-    #[inline(always)]
     fn unit(self, c: u16) -> bool {
         !(0x20..0x80).contains(&c) || c == 0x22 || c == 0x5c
     }
@@ -220,11 +184,6 @@ pub(super) struct UnitStop(pub(super) u8);
 
 impl Stop for UnitStop {
     #[inline(always)]
-    fn word(self, word: u64) -> u64 {
-        has_byte(word, self.0)
-    }
-
-    #[inline(always)]
     fn unit(self, c: u16) -> bool {
         c == u16::from(self.0)
     }
@@ -238,14 +197,16 @@ impl Stop for UnitStop {
     }
 }
 
-/// The first index from `at` of a sixteen-byte block holding a byte of
-/// `set` (or of the last, shorter block): wasm's SIMD, one compare per
-/// kind of byte for sixteen bytes.
+/// The first index in `at..to` of a byte of `set`, else `to`: wasm's
+/// SIMD, one compare per kind of byte for sixteen bytes, and the hit's
+/// lane from the compare's bit mask. The tail shorter than a block is
+/// read as the block that ends at `to` (its lanes before the tail
+/// ignored), or, in a string shorter than a block, from a copy.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
-pub(super) fn skip_blocks(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usize {
+pub(super) fn find(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usize {
     use core::arch::wasm32::{
-        u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or,
+        u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_or,
     };
     let below = u8x16_splat(set.below);
     let at_least = u8x16_splat(set.at_least);
@@ -254,10 +215,7 @@ pub(super) fn skip_blocks(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) 
         u8x16_splat(set.equal[1]),
         u8x16_splat(set.equal[2]),
     );
-    let to = to.min(bytes.len());
-    while at + 16 <= to {
-        // SAFETY: `at + 16 <= bytes.len()`; an unaligned read.
-        let v = unsafe { (bytes.as_ptr().add(at) as *const v128).read_unaligned() };
+    let hits = |v: v128| {
         let mut hit = v128_or(
             v128_or(u8x16_lt(v, below), u8x16_eq(v, a)),
             v128_or(u8x16_eq(v, b), u8x16_eq(v, c)),
@@ -265,40 +223,53 @@ pub(super) fn skip_blocks(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) 
         if set.at_least != 0 {
             hit = v128_or(hit, u8x16_ge(v, at_least));
         }
-        if v128_any_true(hit) {
-            break;
+        u32::from(u8x16_bitmask(hit))
+    };
+    let to = to.min(bytes.len());
+    let load = |from: usize| {
+        // SAFETY: `from + 16 <= bytes.len()` (each caller's check); an
+        // unaligned read.
+        unsafe { (bytes.as_ptr().add(from) as *const v128).read_unaligned() }
+    };
+    while at + 16 <= to {
+        let hit = hits(load(at));
+        if hit != 0 {
+            return at + hit.trailing_zeros() as usize;
         }
         at += 16;
     }
-    at
+    if at < to {
+        let tail = to - at;
+        let hit = if to >= 16 {
+            // The block ending at `to`: its top `tail` lanes are the tail.
+            hits(load(to - 16)) >> (16 - tail)
+        } else {
+            let mut block = [0u8; 16];
+            block[..tail].copy_from_slice(&bytes[at..to]);
+            // SAFETY: sixteen bytes of a local array; an unaligned read.
+            let v = unsafe { (block.as_ptr() as *const v128).read_unaligned() };
+            hits(v) & ((1 << tail) - 1)
+        };
+        if hit != 0 {
+            return at + hit.trailing_zeros() as usize;
+        }
+    }
+    to
 }
 
 /// The first index in `from..to` where `stop` stops, else `to`.
 #[inline]
 pub(super) fn scan<S: Stop>(chars: Chars<'_>, from: usize, to: usize, stop: S) -> usize {
     match chars {
-        Chars::Narrow(bytes) => {
-            let to = to.min(bytes.len());
-            let mut at = from;
-            #[cfg(target_arch = "wasm32")]
-            {
-                // The guest runs where wasm SIMD is enabled (wasmtime's
-                // default, which the runtime keeps).
-                at = skip_blocks(bytes, at, to, stop.bytes());
-            }
-            while at + 8 <= to {
-                // SAFETY: `at + 8 <= bytes.len()`; an unaligned read.
-                let word = unsafe { (bytes.as_ptr().add(at) as *const u64).read_unaligned() };
-                if stop.word(u64::from_le(word)) != 0 {
-                    break;
-                }
-                at += 8;
-            }
-            while at < to && !stop.unit(u16::from(bytes[at])) {
-                at += 1;
-            }
-            at
-        }
+        // The guest runs where wasm SIMD is enabled (wasmtime's default,
+        // which the runtime keeps).
+        #[cfg(target_arch = "wasm32")]
+        Chars::Narrow(bytes) => find(bytes, from, to, stop.bytes()),
+        #[cfg(not(target_arch = "wasm32"))]
+        Chars::Narrow(bytes) => bytes[from..to]
+            .iter()
+            .position(|&c| stop.unit(u16::from(c)))
+            .map_or(to, |at| from + at),
         Chars::Wide(units) => units[from..to]
             .iter()
             .position(|&c| stop.unit(c))

@@ -43,10 +43,51 @@ impl Out {
         }
     }
 
-    #[inline]
+    /// Appends ASCII text. Inlined, with the room checked here, so that a
+    /// constant piece (punctuation, `null`, a quote) is a store or two,
+    /// not a call into `Vec`'s generic append.
+    #[inline(always)]
     pub(super) fn ascii(&mut self, text: &str) {
-        self.buf.push_str(text);
+        self.utf8(text.as_bytes());
         self.units += text.len();
+    }
+
+    /// Appends ASCII that needs no escape between `quote`s, with them.
+    #[inline]
+    pub(super) fn quoted(&mut self, text: &[u8], quote: u8) {
+        // SAFETY: ASCII (the caller's promise) keeps the text UTF-8.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        let len = bytes.len();
+        let written = text.len() + 2;
+        if bytes.capacity() - len < written {
+            grow(bytes, written);
+        }
+        // SAFETY: the room is there (above); the text is not in the buffer.
+        unsafe {
+            let at = bytes.as_mut_ptr().add(len);
+            at.write(quote);
+            std::ptr::copy_nonoverlapping(text.as_ptr(), at.add(1), text.len());
+            at.add(written - 1).write(quote);
+            bytes.set_len(len + written);
+        }
+        self.units += written;
+    }
+
+    /// Appends UTF-8 text without counting its units: for JSON, whose
+    /// text no layout measures (and for the counting appends above).
+    #[inline(always)]
+    pub(super) fn utf8(&mut self, text: &[u8]) {
+        // SAFETY: the caller gives UTF-8.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        let len = bytes.len();
+        if bytes.capacity() - len < text.len() {
+            grow(bytes, text.len());
+        }
+        // SAFETY: the room is there (above); the text is not in the buffer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), bytes.as_mut_ptr().add(len), text.len());
+            bytes.set_len(len + text.len());
+        }
     }
 
     pub(super) fn spaces(&mut self, n: usize) {
@@ -84,9 +125,8 @@ impl Out {
             Chars::Narrow(bytes) => {
                 let run = &bytes[from..to];
                 debug_assert!(run.is_ascii());
-                // SAFETY: ASCII (above) is UTF-8.
-                self.buf
-                    .push_str(unsafe { std::str::from_utf8_unchecked(run) });
+                // ASCII (above) is UTF-8.
+                self.utf8(run);
                 self.units += run.len();
             }
             Chars::Wide(_) => self.units(chars, from, to),
@@ -200,6 +240,14 @@ impl Out {
         }
         self.units += len;
     }
+}
+
+/// Room for `more` bytes, at least doubling: out of line, so that the
+/// writes that fit stay small.
+#[cold]
+#[inline(never)]
+fn grow(bytes: &mut Vec<u8>, more: usize) {
+    bytes.reserve(more.max(bytes.capacity()).max(64));
 }
 
 /// "00" to "99".
@@ -380,6 +428,14 @@ pub(super) fn quote(out: &mut Out, chars: Chars<'_>, from: usize, to: usize) {
 
 /// `chars` as JSON.stringify writes a string.
 pub(super) fn json_string(out: &mut Out, chars: Chars<'_>) {
+    // Most strings in data are printable ASCII: one scan finds that, and
+    // they are written in one copy between their quotes.
+    if let Chars::Narrow(bytes) = chars
+        && scan(chars, 0, bytes.len(), JsonStop) == bytes.len()
+    {
+        out.quoted(bytes, b'"');
+        return;
+    }
     out.ascii("\"");
     escaped(out, chars, 0, chars.len(), JsonStop, |out, c| {
         if short_escape(out, c) {

@@ -5,6 +5,7 @@ use rquickjs::{Ctx, Value, qjs};
 
 use super::numbers::NumberArrays;
 use super::scan::Chars;
+use super::text::{Out, json_string};
 use super::{
     JS_CoderunObjectShape, JS_CoderunObjectSlot, JS_CoderunPlainArray, JS_CoderunPlainObject,
     JS_CoderunPristine, MAX_NESTING,
@@ -89,38 +90,28 @@ impl<'a> Key<'a> {
     }
 }
 
-/// An own property: its key, its value (borrowed), and its key as an array
-/// index (else -1).
-pub(super) type Property<'a> = (Key<'a>, qjs::JSValue, i64);
-
-/// A plain object's own properties into `properties`, in the order the
-/// standard gives own keys (array indices first, ascending; then the rest
-/// as created); false when it is not a plain object. The shape's analysis
-/// (which slots, which keys, in which order) is done once per shape a
-/// walk meets: the objects of an array of records share a few shapes.
-pub(super) fn plain_object<'a>(
+/// A plain object's slot values (borrowed, valid while the engine does
+/// not run) and the range of [`Shapes`]'s entries that lists its own data
+/// properties in the order the standard gives own keys (array indices
+/// first, ascending; then the rest as created); `None` when it is not a
+/// plain object. The shape's analysis (which slots, which keys, in which
+/// order) is done once per shape a walk meets: the objects of an array of
+/// records share a few shapes.
+#[inline]
+pub(super) fn plain_slots(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
-    shapes: &mut Shapes<'a>,
-    properties: &mut Vec<Property<'a>>,
-) -> bool {
-    properties.clear();
+    shapes: &mut Shapes<'_>,
+) -> Option<(*const qjs::JSValue, usize, usize)> {
     let mut values = std::ptr::null();
     // SAFETY: `value` is a live value; the shape and slots are read before
     // the engine runs again.
     let shape = unsafe { JS_CoderunObjectShape(value, &mut values) } as usize;
     if shape == 0 {
-        return false;
+        return None;
     }
-    let Some((from, to)) = shapes.analysed(ctx, value, shape) else {
-        return false;
-    };
-    for &(slot, key, index) in &shapes.slots[from..to] {
-        // SAFETY: the shape says slot `slot` is a data property of this
-        // object, whose slots are one value each.
-        properties.push((key, unsafe { *values.add(slot as usize) }, index));
-    }
-    true
+    let (from, to) = shapes.analysed(ctx, value, shape)?;
+    Some((values, from, to))
 }
 
 /// How many shapes [`Shapes`] finds without hashing.
@@ -137,6 +128,10 @@ pub(super) struct Shapes<'a> {
     /// objects'), which this finds without hashing.
     recent: [(usize, Option<(usize, usize)>); RECENT],
     slots: Vec<(u32, Key<'a>, i64)>,
+    /// Each entry of `slots`, as JSON writes it after a comma: the range
+    /// of `key_text` holding `,"key":`.
+    json_keys: Vec<(u32, u32)>,
+    key_text: Vec<u8>,
 }
 
 impl<'a> Shapes<'a> {
@@ -197,7 +192,48 @@ impl<'a> Shapes<'a> {
             self.slots[from..]
                 .sort_by_key(|&(_, _, index)| if index >= 0 { index } else { i64::MAX });
         }
+        for at in from..self.slots.len() {
+            let start = self.key_text.len();
+            self.key_text.push(b',');
+            let mut text = Out::default();
+            match self.slots[at].1 {
+                Key::Chars(chars) => json_string(&mut text, chars),
+                Key::Name(name) => {
+                    text.ascii("\"");
+                    text.run(Chars::Narrow(name), 0, name.len());
+                    text.ascii("\"");
+                }
+                Key::Index(index) => {
+                    text.ascii("\"");
+                    text.int(i64::from(index));
+                    text.ascii("\"");
+                }
+            }
+            text.ascii(":");
+            self.key_text.extend_from_slice(text.buf.as_bytes());
+            self.json_keys
+                .push((start as u32, self.key_text.len() as u32));
+        }
         Some((from, self.slots.len()))
+    }
+
+    /// Entry `at` (of a range [`plain_slots`] gave): its slot and key.
+    #[inline(always)]
+    pub(super) fn entry(&self, at: usize) -> (usize, Key<'a>) {
+        let (slot, key, _) = self.slots[at];
+        (slot as usize, key)
+    }
+
+    /// Entry `at` (of a range [`plain_slots`] gave) for JSON: its slot,
+    /// and its key as JSON writes it, after a comma when `comma`.
+    #[inline(always)]
+    pub(super) fn json_entry(&self, at: usize, comma: bool) -> (usize, &[u8]) {
+        let (start, end) = self.json_keys[at];
+        let start = start as usize + usize::from(!comma);
+        (
+            self.slots[at].0 as usize,
+            &self.key_text[start..end as usize],
+        )
     }
 }
 
@@ -238,13 +274,11 @@ pub(super) fn pristine(ctx: &Ctx<'_>, custom: &Value<'_>) -> bool {
     unsafe { JS_CoderunPristine(ctx.as_raw().as_ptr(), custom.as_raw()) == 1 }
 }
 
-/// The objects a walk is inside (for cycles and its depth bound), and
-/// property lists kept for reuse, one per level, so that a walk allocates
-/// per level reached, not per object.
+/// The objects a walk is inside (for cycles and its depth bound), and the
+/// shapes it has analysed.
 #[derive(Default)]
 pub(super) struct Walk<'a> {
     pub(super) path: Vec<usize>,
-    pub(super) lists: Vec<Vec<Property<'a>>>,
     pub(super) shapes: Shapes<'a>,
     /// The arrays of numbers a JSON walk notes, when it notes them.
     pub(super) numbers: Option<NumberArrays>,
@@ -257,22 +291,10 @@ impl<'a> Walk<'a> {
             return false;
         }
         self.path.push(id);
-        if self.lists.len() < self.path.len() {
-            self.lists.push(Vec::new());
-        }
         true
     }
 
     pub(super) fn leave(&mut self) {
         self.path.pop();
-    }
-
-    /// This level's property list, to fill (see `plain_object`).
-    pub(super) fn list(&mut self) -> Vec<Property<'a>> {
-        std::mem::take(&mut self.lists[self.path.len() - 1])
-    }
-
-    pub(super) fn give_back(&mut self, list: Vec<Property<'a>>) {
-        self.lists[self.path.len() - 1] = list;
     }
 }
