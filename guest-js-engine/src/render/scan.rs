@@ -150,6 +150,7 @@ impl Stop for InspectStop {
         !(0x20..0x7f).contains(&c) || c == 0x5c || (self.single && c == 0x27)
     }
 
+    #[inline(always)]
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0x20,
@@ -169,6 +170,7 @@ impl Stop for JsonStop {
         !(0x20..0x80).contains(&c) || c == 0x22 || c == 0x5c
     }
 
+    #[inline(always)]
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0x20,
@@ -188,6 +190,7 @@ impl Stop for UnitStop {
         c == u16::from(self.0)
     }
 
+    #[inline(always)]
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0,
@@ -204,9 +207,11 @@ impl Stop for UnitStop {
 /// ignored), or, in a string shorter than a block, from a copy.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
-pub(super) fn find(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usize {
+pub(super) fn find<S: Stop>(bytes: &[u8], mut at: usize, to: usize, stop: S) -> usize {
+    // Generic over the stop, so that its set is a constant here.
+    let set = stop.bytes();
     use core::arch::wasm32::{
-        u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_or,
+        u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or,
     };
     let below = u8x16_splat(set.below);
     let at_least = u8x16_splat(set.at_least);
@@ -216,15 +221,17 @@ pub(super) fn find(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usiz
         u8x16_splat(set.equal[2]),
     );
     let hits = |v: v128| {
-        let mut hit = v128_or(
+        let hit = v128_or(
             v128_or(u8x16_lt(v, below), u8x16_eq(v, a)),
             v128_or(u8x16_eq(v, b), u8x16_eq(v, c)),
         );
         if set.at_least != 0 {
-            hit = v128_or(hit, u8x16_ge(v, at_least));
+            v128_or(hit, u8x16_ge(v, at_least))
+        } else {
+            hit
         }
-        u32::from(u8x16_bitmask(hit))
     };
+    let lanes = |hit: v128| u32::from(u8x16_bitmask(hit));
     let to = to.min(bytes.len());
     let load = |from: usize| {
         // SAFETY: `from + 16 <= bytes.len()` (each caller's check); an
@@ -233,8 +240,8 @@ pub(super) fn find(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usiz
     };
     while at + 16 <= to {
         let hit = hits(load(at));
-        if hit != 0 {
-            return at + hit.trailing_zeros() as usize;
+        if v128_any_true(hit) {
+            return at + lanes(hit).trailing_zeros() as usize;
         }
         at += 16;
     }
@@ -242,13 +249,13 @@ pub(super) fn find(bytes: &[u8], mut at: usize, to: usize, set: ByteSet) -> usiz
         let tail = to - at;
         let hit = if to >= 16 {
             // The block ending at `to`: its top `tail` lanes are the tail.
-            hits(load(to - 16)) >> (16 - tail)
+            lanes(hits(load(to - 16))) >> (16 - tail)
         } else {
             let mut block = [0u8; 16];
             block[..tail].copy_from_slice(&bytes[at..to]);
             // SAFETY: sixteen bytes of a local array; an unaligned read.
             let v = unsafe { (block.as_ptr() as *const v128).read_unaligned() };
-            hits(v) & ((1 << tail) - 1)
+            lanes(hits(v)) & ((1 << tail) - 1)
         };
         if hit != 0 {
             return at + hit.trailing_zeros() as usize;
@@ -264,7 +271,7 @@ pub(super) fn scan<S: Stop>(chars: Chars<'_>, from: usize, to: usize, stop: S) -
         // The guest runs where wasm SIMD is enabled (wasmtime's default,
         // which the runtime keeps).
         #[cfg(target_arch = "wasm32")]
-        Chars::Narrow(bytes) => find(bytes, from, to, stop.bytes()),
+        Chars::Narrow(bytes) => find(bytes, from, to, stop),
         #[cfg(not(target_arch = "wasm32"))]
         Chars::Narrow(bytes) => bytes[from..to]
             .iter()
