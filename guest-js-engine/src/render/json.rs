@@ -118,7 +118,7 @@ pub(super) fn json_object(
         let mut ok = true;
         let mut first = true;
         for at in from..to {
-            let (slot, key) = walk.shapes.json_entry(at, !first);
+            let (slot, key) = walk.shapes.entry(at);
             // SAFETY: the shape says slot `slot` is a data property of this
             // object, whose slots are one value each.
             let element = unsafe { *values.add(slot) };
@@ -126,8 +126,27 @@ pub(super) fn json_object(
             if matches!(element_kind, Kind::Undefined) {
                 continue;
             }
+            match key {
+                // A name is its own JSON text between the quotes.
+                Key::Name(name) => {
+                    out.utf8(if first { b"\"" } else { b",\"" });
+                    out.utf8(name);
+                    out.utf8(b"\":");
+                }
+                Key::Chars(chars) => {
+                    if !first {
+                        out.ascii(",");
+                    }
+                    json_string(out, chars);
+                    out.ascii(":");
+                }
+                Key::Index(index) => {
+                    out.utf8(if first { b"\"" } else { b",\"" });
+                    out.int(i64::from(index));
+                    out.utf8(b"\":");
+                }
+            }
             first = false;
-            out.utf8(key);
             if !scalar(out, &element_kind)
                 && !json_composite(ctx, element, &element_kind, out, walk)
             {

@@ -242,12 +242,12 @@ impl Out {
     }
 }
 
-/// Room for `more` bytes, at least doubling: out of line, so that the
-/// writes that fit stay small.
+/// Room for `more` bytes (`Vec`'s own growth, doubling): out of line, so
+/// that the writes that fit stay small.
 #[cold]
 #[inline(never)]
 fn grow(bytes: &mut Vec<u8>, more: usize) {
-    bytes.reserve(more.max(bytes.capacity()).max(64));
+    bytes.reserve(more);
 }
 
 /// "00" to "99".

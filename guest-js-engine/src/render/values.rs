@@ -5,7 +5,6 @@ use rquickjs::{Ctx, Value, qjs};
 
 use super::numbers::NumberArrays;
 use super::scan::Chars;
-use super::text::{Out, json_string};
 use super::{
     JS_CoderunObjectShape, JS_CoderunObjectSlot, JS_CoderunPlainArray, JS_CoderunPlainObject,
     JS_CoderunPristine, MAX_NESTING,
@@ -128,10 +127,6 @@ pub(super) struct Shapes<'a> {
     /// objects'), which this finds without hashing.
     recent: [(usize, Option<(usize, usize)>); RECENT],
     slots: Vec<(u32, Key<'a>, i64)>,
-    /// Each entry of `slots`, as JSON writes it after a comma: the range
-    /// of `key_text` holding `,"key":`.
-    json_keys: Vec<(u32, u32)>,
-    key_text: Vec<u8>,
 }
 
 impl<'a> Shapes<'a> {
@@ -192,28 +187,6 @@ impl<'a> Shapes<'a> {
             self.slots[from..]
                 .sort_by_key(|&(_, _, index)| if index >= 0 { index } else { i64::MAX });
         }
-        for at in from..self.slots.len() {
-            let start = self.key_text.len();
-            self.key_text.push(b',');
-            let mut text = Out::default();
-            match self.slots[at].1 {
-                Key::Chars(chars) => json_string(&mut text, chars),
-                Key::Name(name) => {
-                    text.ascii("\"");
-                    text.run(Chars::Narrow(name), 0, name.len());
-                    text.ascii("\"");
-                }
-                Key::Index(index) => {
-                    text.ascii("\"");
-                    text.int(i64::from(index));
-                    text.ascii("\"");
-                }
-            }
-            text.ascii(":");
-            self.key_text.extend_from_slice(text.buf.as_bytes());
-            self.json_keys
-                .push((start as u32, self.key_text.len() as u32));
-        }
         Some((from, self.slots.len()))
     }
 
@@ -222,18 +195,6 @@ impl<'a> Shapes<'a> {
     pub(super) fn entry(&self, at: usize) -> (usize, Key<'a>) {
         let (slot, key, _) = self.slots[at];
         (slot as usize, key)
-    }
-
-    /// Entry `at` (of a range [`plain_slots`] gave) for JSON: its slot,
-    /// and its key as JSON writes it, after a comma when `comma`.
-    #[inline(always)]
-    pub(super) fn json_entry(&self, at: usize, comma: bool) -> (usize, &[u8]) {
-        let (start, end) = self.json_keys[at];
-        let start = start as usize + usize::from(!comma);
-        (
-            self.slots[at].0 as usize,
-            &self.key_text[start..end as usize],
-        )
     }
 }
 
