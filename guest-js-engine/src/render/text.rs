@@ -73,8 +73,8 @@ impl Out {
         self.units += written;
     }
 
-    /// Appends UTF-8 text without counting its units: for JSON, whose
-    /// text no layout measures (and for the counting appends above).
+    /// Appends UTF-8 text without counting its units: JSON's text, which
+    /// no layout measures, and the appends above, which count their own.
     #[inline(always)]
     pub(super) fn utf8(&mut self, text: &[u8]) {
         // SAFETY: the caller gives UTF-8.
