@@ -50,11 +50,7 @@ impl Renderer<'_, '_, '_> {
             let buf = self.out.buf.as_mut_vec();
             let joined = buf.len();
             let text = buf.as_mut_ptr();
-            let mut fill = Fill {
-                text,
-                at: text.add(joined),
-                end: text.add(joined + count.bytes),
-            };
+            let mut fill = Fill::after(buf, count.bytes);
             list.pieces(&mut fill);
             std::ptr::copy(text.add(joined), text.add(level), count.bytes);
             buf.set_len(level + count.bytes);
@@ -303,6 +299,25 @@ pub(super) struct Fill {
 }
 
 impl Fill {
+    /// The `bytes` after `buf`'s text, to be written.
+    ///
+    /// # Safety
+    /// `bytes` are reserved after the text, and `buf` is neither moved nor
+    /// grown while the fill writes.
+    #[inline(always)]
+    pub(super) unsafe fn after(buf: &mut Vec<u8>, bytes: usize) -> Fill {
+        let start = buf.len();
+        let text = buf.as_mut_ptr();
+        // SAFETY: within the reservation (the caller's promise).
+        unsafe {
+            Fill {
+                text,
+                at: text.add(start),
+                end: text.add(start + bytes),
+            }
+        }
+    }
+
     /// Room for `n` more bytes, else a trap: the count and the writes
     /// disagree, which no input can make happen.
     #[inline(always)]

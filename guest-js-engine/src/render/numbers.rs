@@ -122,12 +122,7 @@ impl Renderer<'_, '_, '_> {
         let written = unsafe {
             let buf = self.out.buf.as_mut_vec();
             let start = buf.len();
-            let text = buf.as_mut_ptr();
-            let mut fill = Fill {
-                text,
-                at: text.add(start),
-                end: text.add(start + bytes),
-            };
+            let mut fill = Fill::after(buf, bytes);
             fill.ascii(b"[");
             let mut at = 0;
             for (r, row) in lengths.chunks(columns).enumerate() {
