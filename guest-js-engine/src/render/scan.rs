@@ -200,19 +200,19 @@ impl Stop for UnitStop {
     }
 }
 
-/// The first index in `at..to` of a byte of `set`, else `to`: wasm's
-/// SIMD, one compare per kind of byte for sixteen bytes, and the hit's
-/// lane from the compare's bit mask. The tail shorter than a block is
-/// read as the block that ends at `to` (its lanes before the tail
-/// ignored), or, in a string shorter than a block, from a copy.
+/// The first index in `at..to` of a byte `stop` stops at, else `to`:
+/// wasm's SIMD, one compare per kind of byte for sixteen bytes, and the
+/// hit's lane from the compare's bit mask. The tail shorter than a block
+/// is read as the block that ends at `to` (its lanes before the tail
+/// ignored), or, in a string shorter than a block, from a copy. Generic
+/// over the stop, so that its byte set is a constant here.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
 pub(super) fn find<S: Stop>(bytes: &[u8], mut at: usize, to: usize, stop: S) -> usize {
-    // Generic over the stop, so that its set is a constant here.
-    let set = stop.bytes();
     use core::arch::wasm32::{
         u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or,
     };
+    let set = stop.bytes();
     let below = u8x16_splat(set.below);
     let at_least = u8x16_splat(set.at_least);
     let (a, b, c) = (
