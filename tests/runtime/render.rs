@@ -150,6 +150,56 @@ async fn an_escape_anywhere_around_the_scans_blocks_is_found() {
     );
 }
 
+/// Arrays that Node groups into columns, and arrays just outside what it
+/// groups, laid out by the native renderer as by the JavaScript one:
+/// short strings and other entries left-aligned, numbers it does not note
+/// (`-0`, `NaN`) right-aligned, wide characters (measured by their
+/// terminal width), entries holding a line break (never grouped), an
+/// entry too wide for three columns, `... more items` after the columns,
+/// and all of these nested (indented) and in a returned value's display.
+#[tokio::test]
+async fn grouped_arrays_are_laid_out_as_the_javascript_renderer_lays_them_out() {
+    let program = r#"
+const cases = [
+  Array.from({ length: 7 }, (_, i) => 'x'.repeat(i)),
+  Array.from({ length: 30 }, (_, i) => ['a', 'bb', null, true, undefined, {}, []][i % 7]),
+  Array.from({ length: 26 }, (_, i) => (i % 5 ? i * 1.5 : i % 2 ? -0 : NaN)),
+  Array.from({ length: 12 }, (_, i) => '日本'.repeat(i % 3) + 'é'),
+  Array.from({ length: 9 }, (_, i) => (i === 4 ? 'x'.repeat(30) : 'y')),
+  Array.from({ length: 9 }, (_, i) => (i === 4 ? 'line\nbreak'.repeat(3) : 'y')),
+  Array.from({ length: 150 }, (_, i) => 's' + (i % 13)),
+  Array.from({ length: 8 }, (_, i) => ({ k: i })),
+  Array.from({ length: 8 }, (_, i) => [i]),
+];
+const nested = { deeper: { still: cases.slice(0, 4) } };
+for (const c of cases) console.log(c);
+console.log(nested);
+return [cases, nested];
+"#;
+    let native = run(program).await;
+    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+    assert_ok(&native);
+    assert_ok(&javascript);
+    assert_eq!(native.logs.len(), javascript.logs.len());
+    for (i, (a, b)) in native.logs.iter().zip(&javascript.logs).enumerate() {
+        assert_eq!(
+            a.text, b.text,
+            "line {i}: native and JavaScript layouts differ"
+        );
+    }
+    assert_eq!(native.value_display, javascript.value_display);
+    // The cases do group (a layout in columns, not one entry a line).
+    let mixed = &native.logs[1].text;
+    assert!(mixed.contains("\n  'a',       'bb',      null,"), "{mixed}");
+    let wide = &native.logs[3].text;
+    assert!(wide.contains("\n  '日本日本é', 'é',\n"), "{wide}");
+    assert!(
+        native.logs[6].text.ends_with("... 50 more items\n]"),
+        "{}",
+        native.logs[6].text
+    );
+}
+
 /// Plain data that is nested deeper than the native renderer takes, or
 /// cyclic, or mixed with what it declines (a Map, a class instance, a
 /// hole), still renders, by the JavaScript renderer, as before.

@@ -7,7 +7,8 @@ use super::text::Span;
 impl Renderer<'_, '_, '_> {
     /// `reduceToSingleString`, writing the joined text over the entries'
     /// bytes (everything from `level` on). `numeric`, for arrays, tells
-    /// whether the first `n` elements are all numbers.
+    /// whether the first `n` elements are all numbers: an array of more
+    /// than six entries may be grouped into columns first.
     pub(super) fn reduce(
         &mut self,
         level: usize,
@@ -16,14 +17,12 @@ impl Renderer<'_, '_, '_> {
         numeric: Option<&dyn Fn(usize) -> bool>,
         recurse: f64,
     ) -> Option<Span> {
-        let entries = output.len();
-        if let Some(numeric) = numeric.filter(|_| entries > 6)
-            && let Some(rows) = self.group(output, numeric)?
+        if let Some(numeric) = numeric.filter(|_| output.len() > 6)
+            && let Some(span) = self.grid(level, output, braces, numeric)?
         {
-            *output = rows;
+            return Some(span);
         }
         let single = self.current_depth - recurse < self.options.compact
-            && entries == output.len()
             && self.fits(
                 output,
                 output.len() + self.indentation + braces.0.len() + 10,
@@ -114,13 +113,18 @@ impl Renderer<'_, '_, '_> {
         (!columns.is_nan() && columns > 1.0).then_some(columns as usize)
     }
 
-    /// `groupArrayElements`; `None` when an entry is not ASCII (its
-    /// terminal width is JavaScript's to measure).
-    pub(super) fn group(
+    /// `groupArrayElements`, then `reduceToSingleString`'s lines for the
+    /// rows it made (grouped rows are never joined on one line), written
+    /// over the entries' bytes from `level` on. `Some(None)` (nothing
+    /// written) when Node does not group the entries; `None` when an
+    /// entry's terminal width could not be measured.
+    fn grid(
         &mut self,
+        level: usize,
         output: &[Entry],
+        braces: (&str, &str),
         numeric: &dyn Fn(usize) -> bool,
-    ) -> Option<Option<Vec<Entry>>> {
+    ) -> Option<Option<Span>> {
         let options = self.options;
         let mut count = output.len();
         if options.max_array_length < output.len() as f64 {
@@ -131,19 +135,22 @@ impl Renderer<'_, '_, '_> {
         // no grouping, whatever the others measure.
         let limit = (options.break_length - self.indentation as f64) / 3.0 - 2.0;
         let mut widths = Vec::with_capacity(count);
+        let mut measure = false;
+        let (mut total, mut widest) = (0usize, 0usize);
         for entry in &output[..count] {
-            let ascii = entry.value.end - entry.value.start == entry.value.units;
+            let value = entry.value;
+            let ascii = value.end - value.start == value.units;
             // ASCII exactly when each unit took one byte; then its width is
             // its length less its line breaks (its only controls).
-            let width = if ascii && !entry.value.newline {
-                entry.value.units
+            let width = if ascii && !value.newline {
+                value.units
             } else {
-                let text = &self.out.buf.as_bytes()[entry.value.start..entry.value.end];
+                let text = &self.out.buf.as_bytes()[value.start..value.end];
                 if ascii {
                     text.iter().filter(|&&b| b >= 32).count()
                 } else {
-                    // At least its printable ASCII; measured below if it
-                    // matters.
+                    // At least its printable ASCII; measured below.
+                    measure = true;
                     text.iter().filter(|b| (0x20..0x7f).contains(*b)).count()
                 }
             };
@@ -151,64 +158,130 @@ impl Renderer<'_, '_, '_> {
                 return Some(None);
             }
             widths.push(width);
+            total += width + 2;
+            widest = widest.max(width);
         }
-        let mut total = 0.0;
-        let mut widest = 0usize;
-        for (width, entry) in widths.iter_mut().zip(output) {
-            if entry.value.end - entry.value.start != entry.value.units {
-                let text = &self.out.buf[entry.value.start..entry.value.end];
-                let measure = options.string_width.as_ref()?;
-                let measured: f64 = measure.call((text,)).ok()?;
-                *width = measured as usize;
+        if measure {
+            let measure = options.string_width.as_ref()?;
+            for (width, entry) in widths.iter_mut().zip(output) {
+                let bytes = entry.value.end - entry.value.start;
+                if bytes != entry.value.units {
+                    let text = &self.out.buf[entry.value.start..entry.value.end];
+                    let measured: f64 = measure.call((text,)).ok()?;
+                    // No character is wider than its UTF-8: any other
+                    // answer leaves the value to JavaScript.
+                    if !(0.0..=bytes as f64).contains(&measured) {
+                        return None;
+                    }
+                    *width = measured as usize;
+                }
             }
-            total += (*width + 2) as f64;
-            widest = widest.max(*width);
+            (total, widest) = (0, 0);
+            for &width in &widths {
+                total += width + 2;
+                widest = widest.max(width);
+            }
         }
-        let Some(columns) = self.columns(widest, total, output.len(), count) else {
+        let Some(columns) = self.columns(widest, total as f64, output.len(), count) else {
             return Some(None);
         };
-        let column_widths: Vec<usize> = (0..columns)
-            .map(|c| {
-                (c..count)
-                    .step_by(columns)
-                    .map(|j| widths[j])
-                    .max()
-                    .unwrap_or(0)
-                    + 2
-            })
-            .collect();
+        // Each column's widest entry plus 2 (`maxLineLength`).
+        let mut column_widths = [0usize; 15];
+        for row in widths.chunks(columns) {
+            for (column, &width) in column_widths.iter_mut().zip(row) {
+                *column = (*column).max(width);
+            }
+        }
+        for column in &mut column_widths {
+            *column += 2;
+        }
+        // Numbers are right-aligned in their columns (`padStart`), other
+        // entries left-aligned (`padEnd`), each padded to its column's
+        // width but the last of a row.
         let numeric = numeric(output.len());
-        let mut rows = Vec::with_capacity(count / columns + 2);
-        let mut i = 0;
-        while i < count {
-            let end = (i + columns).min(count);
-            let mark = self.out.mark();
-            for j in i..end {
-                let last = j == end - 1;
-                let entry = output[j].value;
-                let width =
-                    column_widths[j - i] + entry.units - widths[j] - if last { 2 } else { 0 };
-                let len = entry.units + if last { 0 } else { 2 };
-                let fill = width.saturating_sub(len);
-                if numeric {
-                    self.out.spaces(fill);
-                }
-                self.out.copy(entry);
-                if !last {
-                    self.out.ascii(", ");
-                    if !numeric {
-                        self.out.spaces(fill);
+        let indentation = self.indentation;
+        // The text's length, counted first, so that it is written through
+        // a bumped pointer into one reservation. A cell takes its column's
+        // width plus the bytes its entry has beyond its terminal width;
+        // a row's last cell is not padded after (nor followed by ", ").
+        let mut bytes = braces.0.len() + 1 + indentation + braces.1.len();
+        for (entry, &width) in output.iter().zip(&widths) {
+            bytes += entry.value.end - entry.value.start - width;
+        }
+        for (r, row) in widths.chunks(columns).enumerate() {
+            let last = row.len() - 1;
+            let cells = column_widths[..last].iter().sum::<usize>()
+                + if numeric {
+                    column_widths[last] - 2
+                } else {
+                    row[last]
+                };
+            bytes += usize::from(r > 0) + 1 + indentation + 2 + cells;
+        }
+        for entry in &output[count..] {
+            bytes += 2 + indentation + 2 + entry.value.end - entry.value.start;
+        }
+        // All but the entries is ASCII: one unit a byte.
+        let units = bytes
+            - output
+                .iter()
+                .map(|entry| entry.value.end - entry.value.start - entry.value.units)
+                .sum::<usize>();
+        self.out.buf.reserve(bytes);
+        // SAFETY: the entries' spans lie in the text before `joined`; the
+        // pieces, the ones counted above, fill the `bytes` reserved after
+        // it (Fill checks each against the end, and the end is checked
+        // reached); all are UTF-8 (spans start and end between
+        // characters, the rest is ASCII), and the text is moved down over
+        // the entries' bytes before the length is set.
+        unsafe {
+            let buf = self.out.buf.as_mut_vec();
+            let joined = buf.len();
+            let text = buf.as_mut_ptr();
+            let mut fill = Fill::after(buf, bytes);
+            fill.ascii(braces.0.as_bytes());
+            for (r, (row, row_widths)) in output[..count]
+                .chunks(columns)
+                .zip(widths.chunks(columns))
+                .enumerate()
+            {
+                fill.ascii(if r > 0 { b",\n" } else { b"\n" });
+                fill.spaces(indentation + 2);
+                let last = row.len() - 1;
+                for (c, (entry, &width)) in row.iter().zip(row_widths).enumerate() {
+                    let pad = column_widths[c] - width - 2;
+                    if numeric {
+                        fill.spaces(pad);
+                    }
+                    fill.span(entry.value);
+                    if c < last {
+                        fill.ascii(b", ");
+                        if !numeric {
+                            fill.spaces(pad);
+                        }
                     }
                 }
             }
-            rows.push(Entry {
-                key: None,
-                value: self.out.span(mark),
-            });
-            i = end;
+            for entry in &output[count..] {
+                fill.ascii(b",\n");
+                fill.spaces(indentation + 2);
+                fill.span(entry.value);
+            }
+            fill.ascii(b"\n");
+            fill.spaces(indentation);
+            fill.ascii(braces.1.as_bytes());
+            assert!(fill.at == fill.end, "a grouped list missed its count");
+            std::ptr::copy(text.add(joined), text.add(level), bytes);
+            buf.set_len(level + bytes);
         }
-        rows.extend(output.iter().skip(count).copied());
-        Some(Some(rows))
+        self.out.units += units;
+        self.out.newline = true;
+        Some(Some(Span {
+            start: level,
+            end: level + bytes,
+            units,
+            newline: true,
+        }))
     }
 }
 

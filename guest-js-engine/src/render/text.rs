@@ -106,16 +106,6 @@ impl Out {
         self.units += c.len_utf16();
     }
 
-    /// Appends an earlier span (which stays where it is).
-    #[inline]
-    pub(super) fn copy(&mut self, span: Span) {
-        // SAFETY: a span starts and ends where a write did, so between
-        // characters: the copy is UTF-8.
-        unsafe { self.buf.as_mut_vec() }.extend_from_within(span.start..span.end);
-        self.units += span.units;
-        self.newline |= span.newline;
-    }
-
     /// Appends `chars[from..to]`, a run a scan stopped after: for 8-bit
     /// strings ASCII (every scan stops at a non-ASCII byte), so copied as
     /// it is.
