@@ -164,6 +164,7 @@ impl Out {
         self.units += digits as usize;
     }
 
+    #[inline(always)]
     pub(super) fn int(&mut self, n: i64) {
         let negative = n < 0;
         let magnitude = n.unsigned_abs();

@@ -96,7 +96,7 @@ impl<'a> Key<'a> {
 /// plain object. The shape's analysis (which slots, which keys, in which
 /// order) is done once per shape a walk meets: the objects of an array of
 /// records share a few shapes.
-#[inline]
+#[inline(always)]
 pub(super) fn plain_slots(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
@@ -247,6 +247,7 @@ pub(super) struct Walk<'a> {
 
 impl<'a> Walk<'a> {
     /// Enters object `id`: false for a cycle or past the depth bound.
+    #[inline(always)]
     pub(super) fn enter(&mut self, id: usize) -> bool {
         if self.path.len() >= MAX_NESTING || self.path.contains(&id) {
             return false;
@@ -255,6 +256,7 @@ impl<'a> Walk<'a> {
         true
     }
 
+    #[inline(always)]
     pub(super) fn leave(&mut self) {
         self.path.pop();
     }
