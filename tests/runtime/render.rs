@@ -200,6 +200,64 @@ return [cases, nested];
     );
 }
 
+/// A rendering cut short by its room (a console line's megabyte): the
+/// `...` that ends each list out of room, at every place in lists that go
+/// on one line, is placed as the JavaScript renderer places it.
+#[tokio::test]
+async fn a_rendering_out_of_room_ends_its_lists_as_the_javascript_renderer_does() {
+    // 104 strings of 10,000 characters and their keys leave 8,062 units
+    // of the room; the tail leaves 16 down to 0 of them for `last`.
+    let program = "const o = {};
+        for (let i = 0; i < 104; i++) o['k' + i] = 'x'.repeat(10000);
+        for (let tail = 8044; tail <= 8056; tail++) {
+          o.tail = 'y'.repeat(tail);
+          o.last = { a: 1, b: 2, c: [3, 4, 5], d: { e: 6, f: 7 } };
+          console.log(o);
+        }";
+    let runtime = runtime_with(|c| {
+        c.max_log_bytes(64 << 20);
+    });
+    let native = runtime
+        .run(CodeRunRequest::new(program))
+        .await
+        .expect("a run");
+    let javascript = runtime
+        .run(CodeRunRequest::new(format!(
+            "{JAVASCRIPT_RENDERER}{program}"
+        )))
+        .await
+        .expect("a run");
+    assert_ok(&native);
+    assert_ok(&javascript);
+    assert_eq!(native.logs.len(), 13);
+    assert_eq!(javascript.logs.len(), 13);
+    let mut lasts = Vec::new();
+    for (i, (a, b)) in native.logs.iter().zip(&javascript.logs).enumerate() {
+        assert!(
+            a.text == b.text,
+            "line {i}: native and JavaScript renderings differ"
+        );
+        lasts.push(
+            a.text
+                .rsplit("last: ")
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        );
+    }
+    for cut in [
+        "{ a: 1, b: 2, c: [ 3, 4, 5 ], d: { e: 6, ... } }\n}",
+        "{ a: 1, b: 2, c: [ 3, 4, ... ], ... }\n}",
+        "{ a: 1, b: 2, c: [ 3, ... ], ... }\n}",
+        "{ a: 1, ... }\n}",
+    ] {
+        assert!(
+            lasts.iter().any(|last| last == cut),
+            "no {cut:?} in {lasts:?}"
+        );
+    }
+}
+
 /// Plain data that is nested deeper than the native renderer takes, or
 /// cyclic, or mixed with what it declines (a Map, a class instance, a
 /// hole), still renders, by the JavaScript renderer, as before.

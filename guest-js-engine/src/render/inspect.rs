@@ -230,18 +230,25 @@ impl Renderer<'_, '_, '_> {
         }
     }
 
+    /// Whether the room is spent: then `output` ends with one `...`,
+    /// after a separator when the entries are being `joined` (see
+    /// `reduce`).
     #[inline]
-    pub(super) fn out_of_room(&mut self, output: &mut Vec<Entry>) -> bool {
-        self.room.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) && self.ellipsis(output)
+    pub(super) fn out_of_room(&mut self, output: &mut Vec<Entry>, joined: bool) -> bool {
+        self.room.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+            && self.ellipsis(output, joined)
     }
 
     /// Ends `output` with one `...` (out of room): true.
     #[cold]
-    fn ellipsis(&mut self, output: &mut Vec<Entry>) -> bool {
+    fn ellipsis(&mut self, output: &mut Vec<Entry>, joined: bool) -> bool {
         let last_is_ellipsis = output.last().is_some_and(|last| {
             last.key.is_none() && &self.out.buf[last.value.start..last.value.end] == "..."
         });
         if !last_is_ellipsis {
+            if joined && !output.is_empty() {
+                self.out.ascii(", ");
+            }
             let mark = self.out.mark();
             self.out.ascii("...");
             output.push(Entry {
@@ -291,10 +298,19 @@ impl Renderer<'_, '_, '_> {
                 .max(0.0)
                 .min(elements.len() as f64) as usize;
             let mut complete = true;
+            // Up to six elements (never grouped into columns), written
+            // joined for one line as they come (see `reduce`).
+            let joined = elements.len() <= 6;
+            if joined {
+                self.out.ascii("[ ");
+            }
             for &element in &elements[..limit] {
-                if self.out_of_room(&mut output) {
+                if self.out_of_room(&mut output, joined) {
                     complete = false;
                     break;
+                }
+                if joined && !output.is_empty() {
+                    self.out.ascii(", ");
                 }
                 let span = self.nested(element, recurse)?;
                 output.push(Entry {
@@ -304,6 +320,9 @@ impl Renderer<'_, '_, '_> {
             }
             if complete && elements.len() > limit {
                 let more = elements.len() - limit;
+                if joined && !output.is_empty() {
+                    self.out.ascii(", ");
+                }
                 let mark = self.out.mark();
                 self.out.ascii("... ");
                 self.out.int(more as i64);
@@ -324,7 +343,14 @@ impl Renderer<'_, '_, '_> {
                         .is_some_and(|&e| matches!(kind(e), Kind::Int(_) | Kind::Float(_)))
                 })
             };
-            self.reduce(level, &mut output, ("[", "]"), Some(&numeric), recurse)
+            self.reduce(
+                level,
+                &mut output,
+                ("[", "]"),
+                joined,
+                Some(&numeric),
+                recurse,
+            )
         } else {
             let (values, from, to) = plain_slots(self.ctx, value, &mut self.walk.shapes)?;
             if from == to {
@@ -334,23 +360,31 @@ impl Renderer<'_, '_, '_> {
             } else {
                 let recurse = recurse + 1.0;
                 self.current_depth = recurse;
+                // Written joined for one line as they come (see `reduce`):
+                // each key before its value, though the value is spent
+                // first, as `formatProperty` spends them.
+                self.out.ascii("{ ");
                 for at in from..to {
-                    if self.out_of_room(&mut output) {
+                    if self.out_of_room(&mut output, true) {
                         break;
+                    }
+                    if !output.is_empty() {
+                        self.out.ascii(", ");
                     }
                     let (slot, key) = self.walk.shapes.entry(at);
                     // SAFETY: the shape says slot `slot` is a data property
                     // of this object, whose slots are one value each.
                     let element = unsafe { *values.add(slot) };
-                    let span = self.nested(element, recurse)?;
                     let key = self.key(key);
+                    self.out.ascii(": ");
+                    let span = self.nested(element, recurse)?;
                     self.room -= key.units as f64;
                     output.push(Entry {
                         key: Some(key),
                         value: span,
                     });
                 }
-                self.reduce(level, &mut output, ("{", "}"), None, recurse)
+                self.reduce(level, &mut output, ("{", "}"), true, None, recurse)
             }
         };
         self.entries[depth] = output;

@@ -8,12 +8,17 @@ impl Renderer<'_, '_, '_> {
     /// `reduceToSingleString`, writing the joined text over the entries'
     /// bytes (everything from `level` on). `numeric`, for arrays, tells
     /// whether the first `n` elements are all numbers: an array of more
-    /// than six entries may be grouped into columns first.
+    /// than six entries may be grouped into columns first. `joined` says
+    /// the entries were written as they go on one line (the opening brace
+    /// and a space at `level`, then the entries separated by `, `, with
+    /// `: ` after each key), so that a list that fits there (most lists
+    /// of a few scalars) needs only its closing brace.
     pub(super) fn reduce(
         &mut self,
         level: usize,
         output: &mut Vec<Entry>,
         braces: (&str, &str),
+        joined: bool,
         numeric: Option<&dyn Fn(usize) -> bool>,
         recurse: f64,
     ) -> Option<Span> {
@@ -22,15 +27,31 @@ impl Renderer<'_, '_, '_> {
         {
             return Some(span);
         }
-        let single = self.current_depth - recurse < self.options.compact
-            && self.fits(
+        // The units of the list on one line, when it goes on one.
+        let single = if self.current_depth - recurse < self.options.compact {
+            self.fits(
                 output,
                 output.len() + self.indentation + braces.0.len() + 10,
-            );
+            )
+            .map(|units| braces.0.len() + braces.1.len() + 2 * output.len() + units)
+        } else {
+            None
+        };
+        if let Some(units) = single.filter(|_| joined) {
+            self.out.ascii(" ");
+            self.out.ascii(braces.1);
+            self.out.newline = false;
+            return Some(Span {
+                start: level,
+                end: self.out.buf.len(),
+                units,
+                newline: false,
+            });
+        }
         let list = List {
             output,
             braces,
-            single,
+            single: single.is_some(),
             indentation: self.indentation,
         };
         // The joined text is counted, then written into the room the count
@@ -55,34 +76,34 @@ impl Renderer<'_, '_, '_> {
             buf.set_len(level + count.bytes);
         }
         self.out.units += count.units;
-        self.out.newline = !single;
+        self.out.newline = !list.single;
         Some(Span {
             start: level,
             end: level + count.bytes,
             units: count.units,
-            newline: !single,
+            newline: !list.single,
         })
     }
 
     /// Whether the entries go on one line: `isBelowBreakLength` from
     /// `start`, and no entry holds a line break (the joined text's
-    /// `includes('\n')`).
-    pub(super) fn fits(&self, output: &[Entry], start: usize) -> bool {
+    /// `includes('\n')`). `Some` of the entries' units when they do.
+    pub(super) fn fits(&self, output: &[Entry], start: usize) -> Option<usize> {
         let break_length = self.options.break_length;
-        let mut total = (output.len() + start) as f64;
-        if total + output.len() as f64 > break_length {
-            return false;
+        if (2 * output.len() + start) as f64 > break_length {
+            return None;
         }
+        let mut units = 0;
         for entry in output {
-            total += entry.units() as f64;
-            if total > break_length
+            units += entry.units();
+            if (output.len() + start + units) as f64 > break_length
                 || entry.value.newline
                 || entry.key.is_some_and(|key| key.newline)
             {
-                return false;
+                return None;
             }
         }
-        true
+        Some(units)
     }
 
     /// `groupArrayElements`' number of columns for `count` entries whose
