@@ -151,7 +151,9 @@ async fn an_escape_anywhere_around_the_scans_blocks_is_found() {
 }
 
 /// Arrays that Node groups into columns, and arrays just outside what it
-/// groups, laid out by the native renderer as by the JavaScript one:
+/// groups (the first, seven entries that stay on one line, is the one
+/// list of more than six that is joined after its entries are written),
+/// laid out by the native renderer as by the JavaScript one:
 /// short strings and other entries left-aligned, numbers it does not note
 /// (`-0`, `NaN`) right-aligned, wide characters (measured by their
 /// terminal width), entries holding a line break (never grouped), an

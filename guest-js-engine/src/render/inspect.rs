@@ -230,6 +230,15 @@ impl Renderer<'_, '_, '_> {
         }
     }
 
+    /// The `, ` before an entry of a list being written `joined` for one
+    /// line (see `reduce`), unless it is the first.
+    #[inline(always)]
+    fn separator(&mut self, output: &[Entry], joined: bool) {
+        if joined && !output.is_empty() {
+            self.out.ascii(", ");
+        }
+    }
+
     /// Whether the room is spent: then `output` ends with one `...`,
     /// after a separator when the entries are being `joined` (see
     /// `reduce`).
@@ -246,9 +255,7 @@ impl Renderer<'_, '_, '_> {
             last.key.is_none() && &self.out.buf[last.value.start..last.value.end] == "..."
         });
         if !last_is_ellipsis {
-            if joined && !output.is_empty() {
-                self.out.ascii(", ");
-            }
+            self.separator(&output, joined);
             let mark = self.out.mark();
             self.out.ascii("...");
             output.push(Entry {
@@ -309,9 +316,7 @@ impl Renderer<'_, '_, '_> {
                     complete = false;
                     break;
                 }
-                if joined && !output.is_empty() {
-                    self.out.ascii(", ");
-                }
+                self.separator(&output, joined);
                 let span = self.nested(element, recurse)?;
                 output.push(Entry {
                     key: None,
@@ -320,9 +325,7 @@ impl Renderer<'_, '_, '_> {
             }
             if complete && elements.len() > limit {
                 let more = elements.len() - limit;
-                if joined && !output.is_empty() {
-                    self.out.ascii(", ");
-                }
+                self.separator(&output, joined);
                 let mark = self.out.mark();
                 self.out.ascii("... ");
                 self.out.int(more as i64);
@@ -368,9 +371,7 @@ impl Renderer<'_, '_, '_> {
                     if self.out_of_room(&mut output, true) {
                         break;
                     }
-                    if !output.is_empty() {
-                        self.out.ascii(", ");
-                    }
+                    self.separator(&output, true);
                     let (slot, key) = self.walk.shapes.entry(at);
                     // SAFETY: the shape says slot `slot` is a data property
                     // of this object, whose slots are one value each.

@@ -59,22 +59,7 @@ impl Renderer<'_, '_, '_> {
         // then moved over the entries' bytes.
         let mut count = Count::default();
         list.pieces(&mut count);
-        self.out.buf.reserve(count.bytes);
-        // SAFETY: the entries' spans lie in the text before `joined`; the
-        // pieces, the same ones the count added up, fill the `count.bytes`
-        // reserved after it (Fill checks each against the end); all are
-        // UTF-8 (spans start and end between characters, the rest is
-        // ASCII), and the text is moved down over the entries' bytes
-        // before the length is set.
-        unsafe {
-            let buf = self.out.buf.as_mut_vec();
-            let joined = buf.len();
-            let text = buf.as_mut_ptr();
-            let mut fill = Fill::after(buf, count.bytes);
-            list.pieces(&mut fill);
-            std::ptr::copy(text.add(joined), text.add(level), count.bytes);
-            buf.set_len(level + count.bytes);
-        }
+        self.write_over(level, count.bytes, |fill| list.pieces(fill));
         self.out.units += count.units;
         self.out.newline = !list.single;
         Some(Span {
@@ -83,6 +68,29 @@ impl Renderer<'_, '_, '_> {
             units: count.units,
             newline: !list.single,
         })
+    }
+
+    /// Writes a list's `bytes` of laid-out text through `write`, after
+    /// the output's text (so that it can copy the entries' spans from
+    /// there), then moves it down over everything from `level` on.
+    fn write_over(&mut self, level: usize, bytes: usize, write: impl FnOnce(&mut Fill)) {
+        self.out.buf.reserve(bytes);
+        // SAFETY: `bytes` are reserved after the text, and the buffer is
+        // neither moved nor grown while `write` fills them (Fill checks
+        // each piece against the end, and the end is checked reached);
+        // what it writes is UTF-8 (spans of the text, which start and end
+        // between characters, and ASCII); it is moved down over the bytes
+        // from `level` on before the length is set.
+        unsafe {
+            let buf = self.out.buf.as_mut_vec();
+            let end = buf.len();
+            let text = buf.as_mut_ptr();
+            let mut fill = Fill::after(buf, bytes);
+            write(&mut fill);
+            assert!(fill.at == fill.end, "a list missed its count");
+            std::ptr::copy(text.add(end), text.add(level), bytes);
+            buf.set_len(level + bytes);
+        }
     }
 
     /// Whether the entries go on one line: `isBelowBreakLength` from
@@ -248,18 +256,7 @@ impl Renderer<'_, '_, '_> {
                 .iter()
                 .map(|entry| entry.value.end - entry.value.start - entry.value.units)
                 .sum::<usize>();
-        self.out.buf.reserve(bytes);
-        // SAFETY: the entries' spans lie in the text before `joined`; the
-        // pieces, the ones counted above, fill the `bytes` reserved after
-        // it (Fill checks each against the end, and the end is checked
-        // reached); all are UTF-8 (spans start and end between
-        // characters, the rest is ASCII), and the text is moved down over
-        // the entries' bytes before the length is set.
-        unsafe {
-            let buf = self.out.buf.as_mut_vec();
-            let joined = buf.len();
-            let text = buf.as_mut_ptr();
-            let mut fill = Fill::after(buf, bytes);
+        self.write_over(level, bytes, |fill| {
             fill.ascii(braces.0.as_bytes());
             for (r, (row, row_widths)) in output[..count]
                 .chunks(columns)
@@ -291,10 +288,7 @@ impl Renderer<'_, '_, '_> {
             fill.ascii(b"\n");
             fill.spaces(indentation);
             fill.ascii(braces.1.as_bytes());
-            assert!(fill.at == fill.end, "a grouped list missed its count");
-            std::ptr::copy(text.add(joined), text.add(level), bytes);
-            buf.set_len(level + bytes);
-        }
+        });
         self.out.units += units;
         self.out.newline = true;
         Some(Some(Span {
