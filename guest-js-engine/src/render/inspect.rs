@@ -255,7 +255,7 @@ impl Renderer<'_, '_, '_> {
             last.key.is_none() && &self.out.buf[last.value.start..last.value.end] == "..."
         });
         if !last_is_ellipsis {
-            self.separator(&output, joined);
+            self.separator(output, joined);
             let mark = self.out.mark();
             self.out.ascii("...");
             output.push(Entry {
