@@ -43,10 +43,10 @@
               upstreams and clients on 2025-11-25 use them"
 )]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     ClientCapabilities, InputResponses, LoggingMessageNotificationParam, NumberOrString,
@@ -125,6 +125,9 @@ pub(crate) struct Relay {
     callers: Mutex<HashMap<String, Caller>>,
     /// By upstream and the progress token coderun sent it.
     routes: Mutex<HashMap<(String, ProgressToken), Route>>,
+    /// Progress for a token no call has claimed yet, oldest first (see
+    /// [`Relay::observe_progress`]). Locked only while `routes` is held.
+    unclaimed: Mutex<VecDeque<Unclaimed>>,
     /// Where each `run_code` call's progress messages go.
     pub progress: Arc<ProgressRoutes>,
     /// The resource subscriptions clients made through coderun.
@@ -201,11 +204,33 @@ impl Relay {
     /// Queues `params`, a progress notification `upstream` sent, for the
     /// call it belongs to, in arrival order (see [`Tap`]); full, it is
     /// dropped, as progress may be.
+    ///
+    /// rmcp chooses a request's progress token as it sends the request, so
+    /// a call learns its token ([`UpstreamCall::sent`]) only once the
+    /// request has left, and a fast upstream's first progress can arrive
+    /// before that. Progress for a token no call has yet is kept (the
+    /// newest [`UNCLAIMED_PROGRESS`], for [`UNCLAIMED_TTL`]) for the call
+    /// that claims the token next.
     fn observe_progress(&self, upstream: &str, params: ProgressNotificationParam) {
         let routes = lock(&self.routes);
         if let Some(route) = routes.get(&(upstream.to_owned(), params.progress_token.clone())) {
             let _ = route.notices.try_send(Notice::Progress(params));
+            return;
         }
+        let mut unclaimed = lock(&self.unclaimed);
+        let now = Instant::now();
+        while unclaimed.len() >= UNCLAIMED_PROGRESS
+            || unclaimed
+                .front()
+                .is_some_and(|old| now.duration_since(old.at) > UNCLAIMED_TTL)
+        {
+            unclaimed.pop_front();
+        }
+        unclaimed.push_back(Unclaimed {
+            upstream: upstream.to_owned(),
+            params,
+            at: now,
+        });
     }
 
     /// Queues `params`, a log message `upstream` sent, once for each client
@@ -389,19 +414,46 @@ pub(crate) struct UpstreamCall {
 
 /// Progress notifications of one upstream call waiting to be forwarded.
 const QUEUED_PROGRESS: usize = 64;
+/// Progress notifications kept for tokens no call has claimed yet (see
+/// [`Relay::observe_progress`]), and for how long: a call claims its token
+/// within moments of sending it, so what waits longer is progress no call
+/// will claim (sent after its call ended, or under a token coderun never
+/// sent).
+const UNCLAIMED_PROGRESS: usize = 64;
+const UNCLAIMED_TTL: Duration = Duration::from_secs(5);
+
+/// A progress notification that came before its call knew its token.
+struct Unclaimed {
+    upstream: String,
+    params: ProgressNotificationParam,
+    at: Instant,
+}
+
 /// How long an answered call waits for the progress its upstream sent
 /// before the answer to be forwarded.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(1);
 
 impl UpstreamCall {
     /// The request left with progress token `token`: the upstream's
-    /// progress is routed by it from now on.
+    /// progress is routed by it from now on. What the upstream sent under
+    /// `token` before now is queued first, in the order it arrived.
     pub(crate) fn sent(&mut self, token: ProgressToken) {
         let mut routes = lock(&self.relay.routes);
-        if let Some(route) = routes.remove(&self.key) {
-            self.key.1 = token;
-            routes.insert(self.key.clone(), route);
-        }
+        let Some(route) = routes.remove(&self.key) else {
+            return;
+        };
+        self.key.1 = token;
+        let now = Instant::now();
+        lock(&self.relay.unclaimed).retain(|early| {
+            let mine = early.upstream == self.key.0 && early.params.progress_token == self.key.1;
+            if mine && now.duration_since(early.at) <= UNCLAIMED_TTL {
+                let _ = route
+                    .notices
+                    .try_send(Notice::Progress(early.params.clone()));
+            }
+            !mine
+        });
+        routes.insert(self.key.clone(), route);
     }
 
     /// Ends the call once the upstream answered: the progress it sent
@@ -428,3 +480,6 @@ impl Drop for UpstreamCall {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
