@@ -95,7 +95,12 @@ fn main() -> anyhow::Result<()> {
         let runtime = WasmCodeRuntime::new(config.clone()).context("building the runtime")?;
         if wanted("cold") {
             progress("coderun: cold");
-            coderun.insert("cold".into(), cold(&runtime, 2000, 50).await?);
+            // More runs on request, for a profiler to see past the set-up.
+            let runs = match std::env::var("CODERUN_W1_RUNS") {
+                Ok(runs) => runs.parse().context("CODERUN_W1_RUNS is a count of runs")?,
+                Err(_) => 2000,
+            };
+            coderun.insert("cold".into(), cold(&runtime, runs, 50).await?);
         }
         if wanted("typical") {
             progress("coderun: typical");
