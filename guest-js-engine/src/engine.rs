@@ -78,6 +78,10 @@ struct State {
     /// When the run started, for `performance.now()`, and the wall-clock
     /// time then, in milliseconds, for `performance.timeOrigin`.
     started: Cell<Option<(Instant, f64)>>,
+    /// Each binding's namespace, index and label (`tools.search`), in
+    /// the order they were installed, for the bindings QuickJS calls as
+    /// C functions (`bindings.rs`).
+    labels: RefCell<Vec<(u32, u32, String)>>,
 }
 
 thread_local! {
@@ -88,6 +92,7 @@ thread_local! {
         ready: RefCell::new(VecDeque::new()),
         timers: Cell::new(false),
         started: Cell::new(None),
+        labels: RefCell::new(Vec::new()),
     };
 }
 

@@ -1,9 +1,12 @@
 //! Bindings: the namespaces a run is given, installed as globals from
 //! Rust, and their calls, handed to the host as JSON.
 
+use std::ffi::{CString, c_int};
+use std::ptr::NonNull;
+
 use rquickjs::function::Opt;
 use rquickjs::object::Property;
-use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value};
+use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs};
 
 use super::{Resolvers, STATE};
 use crate::coderun::sandbox::host;
@@ -14,24 +17,53 @@ use crate::render;
 /// prototype holding one function per binding. Written natively (no
 /// prelude JavaScript runs), so that a run with bindings touches none of
 /// the snapshot's closures: each page a run writes is a copy of its own.
+///
+/// Each binding is one of QuickJS's own C functions, given its name and
+/// length as it is made, whose `magic` number is its place among all the
+/// run's bindings (`labels` in the run's state holds its namespace, index
+/// and label there). A Rust closure (a class instance holding a boxed
+/// closure, its name and length then defined one by one) cost about 800
+/// units of fuel more per binding, on every run, for every tool of a
+/// registry. A name with a NUL byte, or a binding past the
+/// [`MAGIC_BINDINGS`] that `magic` numbers, takes the closure.
 pub(super) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     bindings: &[Namespace],
 ) -> rquickjs::Result<()> {
+    STATE.with(|state| {
+        *state.labels.borrow_mut() = bindings
+            .iter()
+            .enumerate()
+            .flat_map(|(ns, namespace)| {
+                namespace
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .map(move |(index, function)| (ns as u32, index as u32, function.label.clone()))
+            })
+            .collect();
+    });
     let globals = ctx.globals();
+    let mut place = 0;
     for (ns, namespace) in bindings.iter().enumerate() {
         let target = Object::new(ctx.clone())?;
         target.set_prototype(None)?;
         for (index, function) in namespace.functions.iter().enumerate() {
-            let label = function.label.clone();
-            let (ns, index) = (ns as u32, index as u32);
-            let binding =
-                Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
-                    call_binding(&ctx, ns, index, &label, arg.0)
-                })?
-                .with_name(function.name.as_str())?
-                .with_length(1)?;
+            let binding = match native_binding(ctx, place, &function.name) {
+                Some(binding) => binding?,
+                None => {
+                    let label = function.label.clone();
+                    let (ns, index) = (ns as u32, index as u32);
+                    Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
+                        call_binding(&ctx, ns, index, &label, arg.0)
+                    })?
+                    .with_name(function.name.as_str())?
+                    .with_length(1)?
+                    .into_value()
+                }
+            };
             target.set(function.name.as_str(), binding)?;
+            place += 1;
         }
         globals.prop(
             namespace.global.as_str(),
@@ -39,6 +71,116 @@ pub(super) fn install_bindings<'js>(
         )?;
     }
     Ok(())
+}
+
+/// The bindings a C function's `magic` number (QuickJS keeps it in 16
+/// signed bits) tells apart.
+const MAGIC_BINDINGS: usize = 1 << 15;
+
+/// The binding at `place` among the run's bindings, named `name`, as a C
+/// function of QuickJS's (`function name() { [native code] }`, length 1,
+/// not a constructor); `None` when it cannot be one (see
+/// [`install_bindings`]).
+#[expect(
+    unsafe_code,
+    reason = "rquickjs makes Rust closures only; a C function is made through QuickJS's API"
+)]
+fn native_binding<'js>(
+    ctx: &Ctx<'js>,
+    place: usize,
+    name: &str,
+) -> Option<rquickjs::Result<Value<'js>>> {
+    if place >= MAGIC_BINDINGS {
+        return None;
+    }
+    let name = CString::new(name).ok()?;
+    let magic = c_int::try_from(place).ok()?;
+    let entry: MagicEntry = binding_entry;
+    // SAFETY: QuickJS stores the entry as its generic C function type and
+    // calls it as the magic one, as `JS_CFUNC_generic_magic` says (C's
+    // `JS_NewCFunctionMagic` casts the same way); `name` is NUL-terminated
+    // and outlives the call, which copies it into an atom.
+    let raw = unsafe {
+        qjs::JS_NewCFunction2(
+            ctx.as_raw().as_ptr(),
+            Some(std::mem::transmute::<MagicEntry, GenericEntry>(entry)),
+            name.as_ptr(),
+            1,
+            qjs::JSCFunctionEnum_JS_CFUNC_generic_magic,
+            magic,
+        )
+    };
+    // SAFETY: `raw` is the value QuickJS returned, owned from here on (an
+    // exception value holds nothing).
+    let value = unsafe { Value::from_raw(ctx.clone(), raw) };
+    Some(if value.is_exception() {
+        Err(rquickjs::Error::Exception)
+    } else {
+        Ok(value)
+    })
+}
+
+type MagicEntry = unsafe extern "C" fn(
+    *mut qjs::JSContext,
+    qjs::JSValue,
+    c_int,
+    *mut qjs::JSValue,
+    c_int,
+) -> qjs::JSValue;
+type GenericEntry = unsafe extern "C" fn(
+    *mut qjs::JSContext,
+    qjs::JSValue,
+    c_int,
+    *mut qjs::JSValue,
+) -> qjs::JSValue;
+
+/// What QuickJS calls for a binding made by [`native_binding`]: the call,
+/// as the closure would have made it, for the binding whose place `magic`
+/// is; an error it returns is thrown as rquickjs throws a closure's.
+#[expect(
+    unsafe_code,
+    reason = "the entry point QuickJS calls a C function through"
+)]
+unsafe extern "C" fn binding_entry(
+    ctx: *mut qjs::JSContext,
+    _this: qjs::JSValue,
+    argc: c_int,
+    argv: *mut qjs::JSValue,
+    magic: c_int,
+) -> qjs::JSValue {
+    let Some(raw) = NonNull::new(ctx) else {
+        return qjs::JS_EXCEPTION;
+    };
+    // SAFETY: QuickJS calls this with its live context while the run holds
+    // the runtime (inside `Context::with`), and `argv` holds `argc` values
+    // (QuickJS pads them to the function's length, 1); the argument is
+    // duplicated, as the `Value` frees it.
+    let (ctx, arg) = unsafe {
+        let ctx = Ctx::from_raw(raw);
+        let arg = (argc > 0 && !argv.is_null())
+            .then(|| Value::from_raw(ctx.clone(), qjs::JS_DupValue(ctx.as_raw().as_ptr(), *argv)));
+        (ctx, arg)
+    };
+    let place = usize::try_from(magic).unwrap_or(usize::MAX);
+    let Some((ns, index, label)) = STATE.with(|state| state.labels.borrow().get(place).cloned())
+    else {
+        let _ = Exception::throw_internal(&ctx, "a binding the run does not have was called");
+        return qjs::JS_EXCEPTION;
+    };
+    match call_binding(&ctx, ns, index, &label, arg) {
+        // SAFETY: the returned reference is QuickJS's to own; `value`
+        // drops its own.
+        Ok(value) => unsafe { qjs::JS_DupValue(ctx.as_raw().as_ptr(), value.as_raw()) },
+        Err(rquickjs::Error::Exception) => qjs::JS_EXCEPTION,
+        // SAFETY: the live context, as above.
+        Err(rquickjs::Error::Allocation) => unsafe {
+            qjs::JS_ThrowOutOfMemory(ctx.as_raw().as_ptr())
+        },
+        Err(error) => {
+            let _ = Exception::throw_type(&ctx, &error.to_string());
+            qjs::JS_EXCEPTION
+        }
+    }
 }
 
 /// A call of a binding: its argument as JSON (natively, for plain data),
