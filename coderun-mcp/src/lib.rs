@@ -49,6 +49,8 @@ mod sealed;
 mod server;
 pub mod shutdown;
 pub mod stdio;
+#[cfg(test)]
+mod test_support;
 mod traces;
 mod upstream;
 

@@ -140,17 +140,10 @@ impl Drop for Reporting {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::{NumberOrString, ServerConfig};
+    use crate::test_support::connected;
+    use rmcp::model::NumberOrString;
     use rmcp::service::NotificationContext;
-    use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt as _};
-
-    struct Quiet;
-
-    impl ServerHandler for Quiet {
-        fn get_info(&self) -> ServerConfig {
-            ServerConfig::default()
-        }
-    }
+    use rmcp::{ClientHandler, RoleClient};
 
     #[derive(Clone, Default)]
     struct Heard(Arc<Mutex<Vec<String>>>);
@@ -175,14 +168,8 @@ mod tests {
     /// awaits): dropping the reporter there, as before, lost it.
     #[tokio::test(flavor = "current_thread")]
     async fn a_finished_call_sends_its_queued_notices_first() {
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
         let heard = Heard::default();
-        let client = tokio::spawn({
-            let heard = heard.clone();
-            async move { heard.serve(client_io).await.expect("the client starts") }
-        });
-        let server = Quiet.serve(server_io).await.expect("the server starts");
-        let client = client.await.expect("the client task");
+        let (server, client) = connected(heard.clone()).await;
         let routes = Arc::new(ProgressRoutes::default());
         let token = ProgressToken(NumberOrString::String("t".into()));
         let reporting = routes.report("call-1", token, server.peer().clone());

@@ -1,22 +1,13 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::{
-    InputResponses, NumberOrString, ProgressNotificationParam, ProgressToken, ServerConfig,
-};
+use rmcp::model::{InputResponses, NumberOrString, ProgressNotificationParam, ProgressToken};
 use rmcp::service::NotificationContext;
-use rmcp::{ClientHandler, RoleClient, ServerHandler, ServiceExt as _};
+use rmcp::{ClientHandler, RoleClient};
 
 use super::{CallInputs, Caller, Relay};
 use crate::logging::SessionLevel;
-
-struct Quiet;
-
-impl ServerHandler for Quiet {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::default()
-    }
-}
+use crate::test_support::connected;
 
 /// The progress a client heard: token and value, in order.
 #[derive(Clone, Default)]
@@ -54,14 +45,8 @@ fn token(n: i64) -> ProgressToken {
 /// token no call claims, does not.
 #[tokio::test(flavor = "current_thread")]
 async fn progress_sent_before_its_call_knows_its_token_is_relayed_in_order() {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let heard = Heard::default();
-    let client = tokio::spawn({
-        let heard = heard.clone();
-        async move { heard.serve(client_io).await.expect("the client starts") }
-    });
-    let server = Quiet.serve(server_io).await.expect("the server starts");
-    let client = client.await.expect("the client task");
+    let (server, client) = connected(heard.clone()).await;
 
     let relay = Arc::new(Relay::default());
     let client_token = ProgressToken(NumberOrString::String("t-1".into()));
