@@ -3,6 +3,7 @@
 
 use std::ffi::{CString, c_int};
 use std::ptr::NonNull;
+use std::rc::Rc;
 
 use rquickjs::function::Opt;
 use rquickjs::object::Property;
@@ -39,7 +40,9 @@ pub(super) fn install_bindings<'js>(
                     .functions
                     .iter()
                     .enumerate()
-                    .map(move |(index, function)| (ns as u32, index as u32, function.label.clone()))
+                    .map(move |(index, function)| {
+                        (ns as u32, index as u32, Rc::from(function.label.as_str()))
+                    })
             })
             .collect();
     });
