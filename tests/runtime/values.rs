@@ -339,3 +339,97 @@ async fn number_literals_read_every_decimal_exactly() {
         }
     }
 }
+
+/// Every function QuickJS makes gets `length`, then `name`, both
+/// configurable and neither writable nor enumerable, before anything else
+/// (the guest's QuickJS adds the two to a function it has just made without
+/// `JS_DefineProperty`'s general path, see guest-js-engine/patches/README.md):
+/// closures of every kind, a function `new Function` compiles, the platform's
+/// C functions, a promise's resolving functions. A function whose name or
+/// length is redefined or deleted behaves as the standard says.
+#[tokio::test]
+async fn functions_are_made_with_their_length_and_name() {
+    let result = run(r#"
+        const shape = (f) => Object.getOwnPropertyNames(f).map((key) => {
+          const d = Object.getOwnPropertyDescriptor(f, key);
+          const flags = `${d.writable ? 'w' : ''}${d.enumerable ? 'e' : ''}${d.configurable ? 'c' : ''}`;
+          return key === 'prototype' ? `${key}:${flags}` : `${key}=${String(d.value)}:${flags}`;
+        }).join(' ');
+        let resolve;
+        new Promise((res) => { resolve = res; });
+        const made = new Function('a', 'b', 'return a + b');
+        function declared(a, b = 1, ...rest) { return a; }
+        const methods = { m(x) {}, async n() {}, *g(y, z) {} };
+        const renamed = (x) => x;
+        Object.defineProperty(renamed, 'name', { value: 'other' });
+        const shortened = function (x, y) {};
+        delete shortened.length;
+        return {
+          arrow: shape((x, y) => x),
+          expression: shape(function named(x) {}),
+          declared: shape(declared),
+          async: shape(async (x) => x),
+          methods: [shape(methods.m), shape(methods.n), shape(methods.g)],
+          made: [shape(made), made(2, 3)],
+          native: [shape(Math.max), shape(JSON.parse)],
+          resolving: shape(resolve),
+          renamed: [renamed.name, renamed(4), shape(renamed)],
+          shortened: [shortened.length, Object.getOwnPropertyNames(shortened).join()],
+        };
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!({
+            "arrow": "length=2:c name=:c",
+            "expression": "length=1:c name=named:c prototype:w",
+            "declared": "length=1:c name=declared:c prototype:w",
+            "async": "length=1:c name=:c",
+            "methods": ["length=1:c name=m:c", "length=0:c name=n:c", "length=2:c name=g:c prototype:w"],
+            "made": ["length=2:c name=anonymous:c prototype:w", 5],
+            "native": ["length=2:c name=max:c", "length=2:c name=parse:c"],
+            "resolving": "length=1:c name=:c",
+            "renamed": ["other", 4, "length=1:c name=other:c"],
+            "shortened": [0, "name,prototype"],
+        }))
+    );
+}
+
+/// Compiling a function of ten lines with three nested closures costs at
+/// most 230,000 units of fuel (about 223,000; 267,000 before the guest's
+/// QuickJS sized the compiler's buffers and arrays for what they hold, made
+/// a function's `length` and `name` without `JS_DefineProperty`, and let a
+/// nested function share its parent's file name, see
+/// guest-js-engine/patches/README.md), and making a closure at most 3,400
+/// (about 3,200; 3,600 before). Fuel is deterministic: the bounds move only
+/// with the guest.
+#[tokio::test]
+async fn compiling_and_making_functions_costs_bounded_fuel() {
+    let fuel = |program: String| async move {
+        let result = run(&program).await;
+        assert_ok(&result);
+        result.fuel_consumed as f64
+    };
+    let source = "function f(items, limit) { \
+                    const kept = items.filter((item) => item.score > limit); \
+                    const names = kept.map((item) => item.name.toUpperCase()); \
+                    let total = 0; \
+                    for (const item of kept) { total += item.score; } \
+                    const average = kept.length ? total / kept.length : 0; \
+                    names.sort((a, b) => a.localeCompare(b)); \
+                    if (average > 10) { return { names, average, note: 'high' }; } \
+                    return { names, average }; \
+                  }";
+    let compiles = |body: &str| {
+        format!("const e = eval; for (let i = 0; i < 50; i++) e({body:?}); return 1;")
+    };
+    let per_compile = (fuel(compiles(source)).await - fuel(compiles("")).await) / 50.0;
+    let closures = |made: &str| {
+        format!("let f; for (let i = 0; i < 2000; i++) {{ f = {made}; }} return 1;")
+    };
+    let per_closure = (fuel(closures("() => i")).await - fuel(closures("i")).await) / 2000.0;
+    eprintln!("compiling a function: {per_compile:.0} fuel; making a closure: {per_closure:.0}");
+    assert!(per_compile <= 230_000.0, "{per_compile:.0} fuel a compile");
+    assert!(per_closure <= 3_400.0, "{per_closure:.0} fuel a closure");
+}
