@@ -56,6 +56,13 @@ struct Engine {
     /// `hostError`, `encodeResult`, `display`, `renderThrown`, `fireTimer`,
     /// `custom`, `stringWidth`. Never reachable from programs.
     internals: Persistent<Object<'static>>,
+    /// The prelude's `util.inspect.custom` symbol (its `custom`), which
+    /// every native JSON and display checks the prototypes for: kept
+    /// here, not looked up by name each time.
+    custom: Persistent<Value<'static>>,
+    /// `custom` as QuickJS's own value, for the natives QuickJS calls as C
+    /// functions: alive as long as `custom` is.
+    custom_raw: rquickjs::qjs::JSValue,
 }
 
 /// Everything the guest keeps between `initialize` and `run`, and what the
@@ -183,11 +190,20 @@ pub fn initialize() {
                 JS_CoderunSetTimezoneOffset(crate::web::intl_zones::local_offset_minutes);
             }
         });
+        let (custom, custom_raw) = context
+            .with(|ctx| -> rquickjs::Result<_> {
+                let custom: Value = internals.clone().restore(&ctx)?.get("custom")?;
+                let raw = custom.as_raw();
+                Ok((Persistent::save(&ctx, custom), raw))
+            })
+            .unwrap_or_else(|error| panic!("the prelude gave no `custom` symbol: {error}"));
         crate::alloc::seal();
         *cell.borrow_mut() = Some(Engine {
             runtime,
             context,
             internals,
+            custom,
+            custom_raw,
         });
     });
 }
@@ -196,14 +212,26 @@ pub fn initialize() {
 /// checks the intrinsic prototypes for; `None` before the prelude exists
 /// (while the snapshot is made).
 pub fn inspect_custom<'js>(ctx: &Ctx<'js>) -> Option<Value<'js>> {
-    let internals = STATE.with(|state| {
+    let custom = STATE.with(|state| {
         state
             .engine
             .borrow()
             .as_ref()
-            .map(|engine| engine.internals.clone())
+            .map(|engine| engine.custom.clone())
     })?;
-    internals.restore(ctx).ok()?.get("custom").ok()
+    custom.restore(ctx).ok()
+}
+
+/// [`inspect_custom`] as QuickJS's own value, borrowed (the engine holds
+/// it for its life).
+pub fn inspect_custom_raw() -> Option<rquickjs::qjs::JSValue> {
+    STATE.with(|state| {
+        state
+            .engine
+            .borrow()
+            .as_ref()
+            .map(|engine| engine.custom_raw)
+    })
 }
 
 /// What a run may allocate past the snapshot's heap before QuickJS's first

@@ -9,92 +9,191 @@
 //! which are kept, so the values, the text and the errors a program sees
 //! are theirs. Each keeps its standard `name`, `length` and attributes.
 
-use std::cell::RefCell;
+use std::cell::Cell;
+use std::ffi::c_int;
+use std::ptr::NonNull;
 
-use rquickjs::function::Opt;
 use rquickjs::object::Property;
-use rquickjs::{Ctx, Function, Object, Persistent, Value};
+use rquickjs::{Ctx, Object, Value, qjs};
 
 thread_local! {
     /// QuickJS's own `JSON.parse` and `JSON.stringify` (set once, in the
-    /// snapshot).
-    static ORIGINALS: RefCell<Option<Originals>> = const { RefCell::new(None) };
+    /// snapshot, and held for the engine's life: the guest never frees
+    /// its runtime).
+    static ORIGINALS: Cell<Option<Originals>> = const { Cell::new(None) };
 }
 
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct Originals {
-    parse: Persistent<Function<'static>>,
-    stringify: Persistent<Function<'static>>,
+    parse: qjs::JSValue,
+    stringify: qjs::JSValue,
 }
 
 /// Puts the native `JSON.parse` and `JSON.stringify` in place, keeping
-/// QuickJS's. Called before the prelude, whose modules keep them.
+/// QuickJS's. Called before the prelude, whose modules keep them. The two
+/// are C functions of QuickJS's, as its own are: a call reads its
+/// arguments where QuickJS put them, and only `JSON.parse` makes a value
+/// through rquickjs.
+#[expect(
+    unsafe_code,
+    reason = "rquickjs makes Rust closures only; a C function is made through QuickJS's API"
+)]
 pub fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
     let json: Object = ctx.globals().get("JSON")?;
-    let parse: Function = json.get("parse")?;
-    let stringify: Function = json.get("stringify")?;
-    ORIGINALS.with(|cell| {
-        *cell.borrow_mut() = Some(Originals {
-            parse: Persistent::save(ctx, parse),
-            stringify: Persistent::save(ctx, stringify),
-        })
-    });
-    let parse = Function::new(ctx.clone(), json_parse)?.with_name("parse")?;
-    parse.set_length(2)?;
-    json.prop("parse", Property::from(parse).writable().configurable())?;
-    let stringify = Function::new(ctx.clone(), json_stringify)?.with_name("stringify")?;
-    stringify.set_length(3)?;
-    json.prop(
-        "stringify",
-        Property::from(stringify).writable().configurable(),
-    )
+    let parse: Value = json.get("parse")?;
+    let stringify: Value = json.get("stringify")?;
+    // SAFETY: both are live values of `ctx`; each keeps the reference taken
+    // here for the engine's life.
+    let originals = unsafe {
+        Originals {
+            parse: qjs::JS_DupValue(ctx.as_raw().as_ptr(), parse.as_raw()),
+            stringify: qjs::JS_DupValue(ctx.as_raw().as_ptr(), stringify.as_raw()),
+        }
+    };
+    ORIGINALS.with(|cell| cell.set(Some(originals)));
+    for (name, entry, length) in [
+        (c"parse", parse_entry as Entry, 2),
+        (c"stringify", stringify_entry as Entry, 3),
+    ] {
+        // SAFETY: `entry` has QuickJS's generic C function type; `name` is
+        // NUL-terminated and is copied into an atom.
+        let raw = unsafe {
+            qjs::JS_NewCFunction2(
+                ctx.as_raw().as_ptr(),
+                Some(entry),
+                name.as_ptr(),
+                length,
+                qjs::JSCFunctionEnum_JS_CFUNC_generic,
+                0,
+            )
+        };
+        // SAFETY: the value QuickJS returned, owned from here on (an
+        // exception value holds nothing).
+        let function = unsafe { Value::from_raw(ctx.clone(), raw) };
+        if function.is_exception() {
+            return Err(rquickjs::Error::Exception);
+        }
+        let name = name.to_str().unwrap_or_default();
+        json.prop(name, Property::from(function).writable().configurable())?;
+    }
+    Ok(())
 }
 
-fn originals(ctx: &Ctx<'_>) -> rquickjs::Result<Originals> {
-    ORIGINALS.with(|cell| cell.borrow().clone()).ok_or_else(|| {
-        rquickjs::Exception::throw_internal(ctx, "JSON's functions are not installed")
-    })
+type Entry = unsafe extern "C" fn(
+    *mut qjs::JSContext,
+    qjs::JSValue,
+    c_int,
+    *mut qjs::JSValue,
+) -> qjs::JSValue;
+
+/// Argument `at` of a C function's call, `undefined` past the ones given.
+///
+/// # Safety
+/// `argv` holds `argc` live values.
+unsafe fn argument(argc: c_int, argv: *mut qjs::JSValue, at: c_int) -> qjs::JSValue {
+    if at < argc && !argv.is_null() {
+        // SAFETY: `at` is below `argc` (the caller's promise).
+        unsafe { *argv.add(at as usize) }
+    } else {
+        qjs::JS_UNDEFINED
+    }
 }
 
-fn or_undefined<'js>(ctx: &Ctx<'js>, value: Opt<Value<'js>>) -> Value<'js> {
-    value.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()))
+/// QuickJS's own function for what the native one declines, called with
+/// the call's own `this` and arguments.
+///
+/// # Safety
+/// As for a C function's entry: `ctx` is live, `argv` holds `argc` values.
+#[expect(unsafe_code, reason = "calls QuickJS's function with the raw call")]
+unsafe fn original(
+    ctx: *mut qjs::JSContext,
+    which: fn(Originals) -> qjs::JSValue,
+    this: qjs::JSValue,
+    argc: c_int,
+    argv: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    match ORIGINALS.with(Cell::get) {
+        // SAFETY: the original is live (held since `install`); the call's
+        // own arguments are handed on as they are.
+        Some(originals) => unsafe { qjs::JS_Call(ctx, which(originals), this, argc, argv) },
+        // SAFETY: the live context.
+        None => unsafe { qjs::JS_ThrowInternalError(ctx, c"JSON is not installed".as_ptr()) },
+    }
 }
 
-/// `JSON.parse(text, reviver)`.
-fn json_parse<'js>(
-    ctx: Ctx<'js>,
-    text: Opt<Value<'js>>,
-    reviver: Opt<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let (text, reviver) = (or_undefined(&ctx, text), or_undefined(&ctx, reviver));
-    if text.is_string()
-        && !reviver.is_function()
-        && let Some(Some(value)) =
+/// `JSON.parse(text, reviver)`: a string without a reviver is read with
+/// parse.rs; anything else, and text that is not JSON, by QuickJS's own.
+#[expect(
+    unsafe_code,
+    reason = "the entry point QuickJS calls a C function through"
+)]
+unsafe extern "C" fn parse_entry(
+    ctx: *mut qjs::JSContext,
+    this: qjs::JSValue,
+    argc: c_int,
+    argv: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    let Some(raw) = NonNull::new(ctx) else {
+        return qjs::JS_EXCEPTION;
+    };
+    // SAFETY: QuickJS calls this with `argc` values at `argv`.
+    let (text, reviver) = unsafe { (argument(argc, argv, 0), argument(argc, argv, 1)) };
+    // SAFETY: reading tags, and asking whether a live value is a function.
+    let native = unsafe {
+        qjs::JS_VALUE_GET_TAG(text) == qjs::JS_TAG_STRING && !qjs::JS_IsFunction(ctx, reviver)
+    };
+    if native {
+        // SAFETY: the live context, held while the call runs; `text` is
+        // duplicated, as the `Value` frees it.
+        let ctx = unsafe { Ctx::from_raw(raw) };
+        let text = unsafe { Value::from_raw(ctx.clone(), qjs::JS_DupValue(raw.as_ptr(), text)) };
+        if let Some(Some(value)) =
             crate::render::with_utf8(&ctx, &text, |text| crate::parse::json(&ctx, text))
-    {
-        return Ok(value);
+        {
+            // SAFETY: the returned reference is QuickJS's to own; `value`
+            // drops its own.
+            return unsafe { qjs::JS_DupValue(raw.as_ptr(), value.as_raw()) };
+        }
     }
-    originals(&ctx)?.parse.restore(&ctx)?.call((text, reviver))
+    // SAFETY: the call as QuickJS made it.
+    unsafe { original(ctx, |originals| originals.parse, this, argc, argv) }
 }
 
-/// `JSON.stringify(value, replacer, space)`.
-fn json_stringify<'js>(
-    ctx: Ctx<'js>,
-    value: Opt<Value<'js>>,
-    replacer: Opt<Value<'js>>,
-    space: Opt<Value<'js>>,
-) -> rquickjs::Result<Value<'js>> {
-    let value = or_undefined(&ctx, value);
-    let (replacer, space) = (or_undefined(&ctx, replacer), or_undefined(&ctx, space));
-    if replacer.is_undefined()
-        && space.is_undefined()
-        && let Some(custom) = crate::engine::inspect_custom(&ctx)
-        && let Some(text) = crate::render::json(&ctx, &value, &custom)
+/// `JSON.stringify(value, replacer, space)`: a value without a replacer or
+/// an indent is written with the renderer's JSON when it is plain data;
+/// anything else by QuickJS's own.
+#[expect(
+    unsafe_code,
+    reason = "the entry point QuickJS calls a C function through"
+)]
+unsafe extern "C" fn stringify_entry(
+    ctx: *mut qjs::JSContext,
+    this: qjs::JSValue,
+    argc: c_int,
+    argv: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    // SAFETY: QuickJS calls this with `argc` values at `argv`.
+    let (value, replacer, space) = unsafe {
+        (
+            argument(argc, argv, 0),
+            argument(argc, argv, 1),
+            argument(argc, argv, 2),
+        )
+    };
+    // SAFETY: reading two values' tags.
+    let plain = unsafe {
+        qjs::JS_VALUE_GET_TAG(replacer) == qjs::JS_TAG_UNDEFINED
+            && qjs::JS_VALUE_GET_TAG(space) == qjs::JS_TAG_UNDEFINED
+    };
+    if plain
+        && let Some(custom) = crate::engine::inspect_custom_raw()
+        && let Some(text) = crate::render::json_raw(ctx, value, custom)
+        && let Ok(len) = u32::try_from(text.len())
     {
-        return rquickjs::String::from_str(ctx, &text).map(|text| text.into_value());
+        // SAFETY: the live context; the text is UTF-8 (JSON of the value),
+        // copied into a new string.
+        return unsafe { qjs::JS_NewStringLen(ctx, text.as_ptr().cast(), len) };
     }
-    originals(&ctx)?
-        .stringify
-        .restore(&ctx)?
-        .call((value, replacer, space))
+    // SAFETY: the call as QuickJS made it.
+    unsafe { original(ctx, |originals| originals.stringify, this, argc, argv) }
 }

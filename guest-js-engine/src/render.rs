@@ -70,5 +70,5 @@ mod text;
 mod values;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
-pub use json::{json, json_noting};
+pub use json::{json, json_noting, json_raw};
 pub use text::{well_formed, with_utf8};

@@ -435,13 +435,11 @@ async fn compiling_and_making_functions_costs_bounded_fuel() {
                     if (average > 10) { return { names, average, note: 'high' }; } \
                     return { names, average }; \
                   }";
-    let compiles = |body: &str| {
-        format!("const e = eval; for (let i = 0; i < 50; i++) e({body:?}); return 1;")
-    };
+    let compiles =
+        |body: &str| format!("const e = eval; for (let i = 0; i < 50; i++) e({body:?}); return 1;");
     let per_compile = (fuel(compiles(source)).await - fuel(compiles("")).await) / 50.0;
-    let closures = |made: &str| {
-        format!("let f; for (let i = 0; i < 2000; i++) {{ f = {made}; }} return 1;")
-    };
+    let closures =
+        |made: &str| format!("let f; for (let i = 0; i < 2000; i++) {{ f = {made}; }} return 1;");
     let per_closure = (fuel(closures("() => i")).await - fuel(closures("i")).await) / 2000.0;
     let calls = |call: &str| {
         format!(

@@ -212,7 +212,8 @@ pub(super) fn call_binding<'js>(
     let json = if arg.is_undefined() {
         Some("null".to_owned())
     } else {
-        let custom: Value = internals.get("custom")?;
+        let custom = super::inspect_custom(ctx)
+            .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?;
         render::json(ctx, &arg, &custom)
     };
     let Some(json) = json else {

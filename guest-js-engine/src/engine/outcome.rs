@@ -28,9 +28,7 @@ pub(super) fn encode<'js>(
     // Plain data (strings, numbers, dense arrays, ordinary objects) is
     // rendered natively, at a few units of fuel per byte; the rest, or
     // what the native renderer declines, by the prelude.
-    let custom: Value = internals
-        .get("custom")
-        .unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+    let custom = super::inspect_custom(ctx).unwrap_or_else(|| Value::new_undefined(ctx.clone()));
     // The JSON first: the display lays out the arrays of numbers it
     // noted from their text there.
     let native_json = render::json_noting(ctx, &value, &custom);

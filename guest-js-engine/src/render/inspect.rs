@@ -57,7 +57,9 @@ pub fn inspect<'js>(
     recurse_times: f64,
     numbers: Option<(&str, &NumberArrays)>,
 ) -> Option<String> {
-    if !value.is_string() && !pristine(ctx, custom) {
+    // Only an object's rendering reads the prototypes (a `toJSON`, a
+    // custom inspect); a string's, a number's or a boolean's does not.
+    if value.is_object() && !pristine(ctx, custom) {
         return None;
     }
     let mut renderer = Renderer {

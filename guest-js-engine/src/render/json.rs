@@ -13,6 +13,16 @@ use super::values::*;
 /// `None` otherwise (a cycle, a BigInt, a function, a class instance, a
 /// top-level `undefined`...), for JavaScript to decide.
 pub fn json(ctx: &Ctx<'_>, value: &Value<'_>, custom: &Value<'_>) -> Option<String> {
+    json_raw(ctx.as_raw().as_ptr(), value.as_raw(), custom.as_raw())
+}
+
+/// [`json`] on QuickJS's own values, for a C function of the engine's
+/// (`JSON.stringify`), which holds neither as rquickjs values.
+pub fn json_raw(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    custom: qjs::JSValue,
+) -> Option<String> {
     render(ctx, value, custom, Walk::default()).map(|(json, _)| json)
 }
 
@@ -29,28 +39,34 @@ pub fn json_noting(
         numbers: Some(NumberArrays::default()),
         ..Walk::default()
     };
-    render(ctx, value, custom, walk).map(|(json, numbers)| (json, numbers.unwrap_or_default()))
+    render(ctx.as_raw().as_ptr(), value.as_raw(), custom.as_raw(), walk)
+        .map(|(json, numbers)| (json, numbers.unwrap_or_default()))
 }
 
 fn render(
-    ctx: &Ctx<'_>,
-    value: &Value<'_>,
-    custom: &Value<'_>,
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    custom: qjs::JSValue,
     mut walk: Walk<'_>,
 ) -> Option<(String, Option<NumberArrays>)> {
-    if !value.is_string() && !pristine(ctx, custom) {
+    let kind = kind(value);
+    // Only an object's rendering reads the prototypes (a `toJSON`, a
+    // custom inspect); a string's, a number's or a boolean's does not.
+    if matches!(kind, Kind::Object) && !pristine_raw(ctx, custom) {
         return None;
     }
     let mut out = Out::default();
-    if let Some(held) = value
-        .is_string()
-        .then(|| Held::of(ctx.as_raw().as_ptr(), value.as_raw()))
+    if let Some(held) = matches!(kind, Kind::String)
+        .then(|| Held::of(ctx, value))
         .flatten()
     {
         out.buf.reserve(held.len as usize + 2);
+    } else {
+        // Room for a small value's text at once, rather than growing from
+        // nothing through 8, 16, 32 and 64 bytes.
+        out.buf.reserve(128);
     }
-    json_value(ctx.as_raw().as_ptr(), value.as_raw(), &mut out, &mut walk)
-        .then(|| (out.buf, walk.numbers.take()))
+    json_value(ctx, value, &mut out, &mut walk).then(|| (out.buf, walk.numbers.take()))
 }
 
 pub(super) fn json_value(

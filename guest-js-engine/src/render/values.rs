@@ -144,12 +144,15 @@ impl<'a> Shapes<'a> {
         }
         let answer = match self.known.get(&shape) {
             Some(&answer) => answer,
-            None => {
-                let answer = self.analyse(ctx, value);
-                self.known.insert(shape, answer);
-                answer
-            }
+            None => self.analyse(ctx, value),
         };
+        // The map holds what leaves the recent ones, so that a walk that
+        // meets no more shapes than those (most, and every small value)
+        // never makes one.
+        let (left, left_answer) = self.recent[RECENT - 1];
+        if left != 0 {
+            self.known.insert(left, left_answer);
+        }
         self.recent.copy_within(0..RECENT - 1, 1);
         self.recent[0] = (shape, answer);
         answer
@@ -231,8 +234,13 @@ pub(super) fn object_id(value: qjs::JSValue) -> usize {
 }
 
 pub(super) fn pristine(ctx: &Ctx<'_>, custom: &Value<'_>) -> bool {
-    // SAFETY: `custom` is a live value of `ctx`.
-    unsafe { JS_CoderunPristine(ctx.as_raw().as_ptr(), custom.as_raw()) == 1 }
+    pristine_raw(ctx.as_raw().as_ptr(), custom.as_raw())
+}
+
+/// [`pristine`] on QuickJS's own values.
+pub(super) fn pristine_raw(ctx: *mut qjs::JSContext, custom: qjs::JSValue) -> bool {
+    // SAFETY: `custom` is a live value of the live context `ctx`.
+    unsafe { JS_CoderunPristine(ctx, custom) == 1 }
 }
 
 /// The objects a walk is inside (for cycles and its depth bound), and the
