@@ -532,3 +532,35 @@ async fn mapping_and_filtering_an_array_costs_bounded_fuel() {
     assert!(mapped <= 85_000.0, "{mapped:.0} fuel a map");
     assert!(filtered <= 90_000.0, "{filtered:.0} fuel a filter");
 }
+
+/// `toLowerCase` and `toUpperCase` map every character as the standard's
+/// case tables do: ASCII letter by letter (the guest's QuickJS maps ASCII
+/// text without its Unicode tables, see guest-js-engine/patches/README.md),
+/// and the rest as before: Latin-1 letters, `ß` to `SS`, `ÿ` to `Ÿ` (past
+/// Latin-1), a final sigma, text in two-byte strings, and text with nothing
+/// to change.
+#[tokio::test]
+async fn case_mapping_follows_the_case_tables() {
+    let result = run(r#"
+        const texts = ['', 'Hello, World 42!', 'already lower', 'ALREADY UPPER', '@[`{~',
+                       'Ünïcödé Straße', 'ÿ', 'ΟΔΟΣ', '日本 Abc', 'a\u0000B'];
+        return texts.map((t) => [t.toLowerCase(), t.toUpperCase()]);
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            ["", ""],
+            ["hello, world 42!", "HELLO, WORLD 42!"],
+            ["already lower", "ALREADY LOWER"],
+            ["already upper", "ALREADY UPPER"],
+            ["@[`{~", "@[`{~"],
+            ["ünïcödé straße", "ÜNÏCÖDÉ STRASSE"],
+            ["ÿ", "Ÿ"],
+            ["οδος", "ΟΔΟΣ"],
+            ["日本 abc", "日本 ABC"],
+            ["a\u{0}b", "A\u{0}B"],
+        ]))
+    );
+}
