@@ -473,12 +473,11 @@ async fn json_stringify_of_records_costs_in_proportion_to_the_bytes() {
 }
 
 /// `JSON.stringify` of a small value costs little over its bytes: at most
-/// 2,500 units of fuel for a number (about 1,950; 3,700 before the two
-/// functions were QuickJS C functions that skip the prototypes' check for
-/// what is not an object and make no map of shapes for a few of them) and
-/// 10,000 for an object of four keys with an array and an object in it
-/// (about 9,050; 12,250 before). Fuel is deterministic: the bounds move
-/// only with the guest.
+/// 2,500 units of fuel for a number (about 2,000; 3,700 before the two
+/// functions were QuickJS C functions, which skip the prototypes' check
+/// for what is not an object) and 11,000 for an object of four keys with
+/// an array and an object in it (about 10,200; 12,250 before). Fuel is
+/// deterministic: the bounds move only with the guest.
 #[tokio::test]
 async fn json_stringify_of_a_small_value_costs_little() {
     let fuel = |each: &str| {
@@ -497,5 +496,5 @@ async fn json_stringify_of_a_small_value_costs_little() {
     let object = (fuel("JSON.stringify(o)").await - bare) / 500.0;
     eprintln!("JSON.stringify of a number: {number:.0} fuel; of a small object: {object:.0}");
     assert!(number <= 2_500.0, "{number:.0} fuel a number");
-    assert!(object <= 10_000.0, "{object:.0} fuel an object");
+    assert!(object <= 11_000.0, "{object:.0} fuel an object");
 }

@@ -144,15 +144,12 @@ impl<'a> Shapes<'a> {
         }
         let answer = match self.known.get(&shape) {
             Some(&answer) => answer,
-            None => self.analyse(ctx, value),
+            None => {
+                let answer = self.analyse(ctx, value);
+                self.known.insert(shape, answer);
+                answer
+            }
         };
-        // The map holds what leaves the recent ones, so that a walk that
-        // meets no more shapes than those (most, and every small value)
-        // never makes one.
-        let (left, left_answer) = self.recent[RECENT - 1];
-        if left != 0 {
-            self.known.insert(left, left_answer);
-        }
         self.recent.copy_within(0..RECENT - 1, 1);
         self.recent[0] = (shape, answer);
         answer
