@@ -16,6 +16,8 @@ use std::ptr::NonNull;
 use rquickjs::object::Property;
 use rquickjs::{Ctx, Object, Value, qjs};
 
+use crate::cfunction::{self, Call, Entry};
+
 thread_local! {
     /// QuickJS's own `JSON.parse` and `JSON.stringify` (set once, in the
     /// snapshot, and held for the engine's life: the guest never frees
@@ -36,7 +38,7 @@ struct Originals {
 /// through rquickjs.
 #[expect(
     unsafe_code,
-    reason = "rquickjs makes Rust closures only; a C function is made through QuickJS's API"
+    reason = "QuickJS's own functions are kept as its values, for the C functions to call"
 )]
 pub fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
     let json: Object = ctx.globals().get("JSON")?;
@@ -55,36 +57,12 @@ pub fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
         (c"parse", parse_entry as Entry, 2),
         (c"stringify", stringify_entry as Entry, 3),
     ] {
-        // SAFETY: `entry` has QuickJS's generic C function type; `name` is
-        // NUL-terminated and is copied into an atom.
-        let raw = unsafe {
-            qjs::JS_NewCFunction2(
-                ctx.as_raw().as_ptr(),
-                Some(entry),
-                name.as_ptr(),
-                length,
-                qjs::JSCFunctionEnum_JS_CFUNC_generic,
-                0,
-            )
-        };
-        // SAFETY: the value QuickJS returned, owned from here on (an
-        // exception value holds nothing).
-        let function = unsafe { Value::from_raw(ctx.clone(), raw) };
-        if function.is_exception() {
-            return Err(rquickjs::Error::Exception);
-        }
+        let function = cfunction::new(ctx, Call::Plain(entry), name, length)?;
         let name = name.to_str().unwrap_or_default();
         json.prop(name, Property::from(function).writable().configurable())?;
     }
     Ok(())
 }
-
-type Entry = unsafe extern "C" fn(
-    *mut qjs::JSContext,
-    qjs::JSValue,
-    c_int,
-    *mut qjs::JSValue,
-) -> qjs::JSValue;
 
 /// Argument `at` of a C function's call, `undefined` past the ones given.
 ///

@@ -27,6 +27,7 @@ wit_bindgen::generate!({
 });
 
 mod alloc;
+mod cfunction;
 mod engine;
 mod json;
 mod parse;

@@ -10,6 +10,7 @@ use rquickjs::object::Property;
 use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs};
 
 use super::{Resolvers, STATE};
+use crate::cfunction::{self, Call};
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::Namespace;
 use crate::render;
@@ -84,10 +85,6 @@ const MAGIC_BINDINGS: usize = 1 << 15;
 /// function of QuickJS's (`function name() { [native code] }`, length 1,
 /// not a constructor); `None` when it cannot be one (see
 /// [`install_bindings`]).
-#[expect(
-    unsafe_code,
-    reason = "rquickjs makes Rust closures only; a C function is made through QuickJS's API"
-)]
 fn native_binding<'js>(
     ctx: &Ctx<'js>,
     place: usize,
@@ -97,45 +94,14 @@ fn native_binding<'js>(
         return None;
     }
     let name = CString::new(name).ok()?;
-    let magic = c_int::try_from(place).ok()?;
-    let entry: MagicEntry = binding_entry;
-    // SAFETY: QuickJS stores the entry as its generic C function type and
-    // calls it as the magic one, as `JS_CFUNC_generic_magic` says (C's
-    // `JS_NewCFunctionMagic` casts the same way); `name` is NUL-terminated
-    // and outlives the call, which copies it into an atom.
-    let raw = unsafe {
-        qjs::JS_NewCFunction2(
-            ctx.as_raw().as_ptr(),
-            Some(std::mem::transmute::<MagicEntry, GenericEntry>(entry)),
-            name.as_ptr(),
-            1,
-            qjs::JSCFunctionEnum_JS_CFUNC_generic_magic,
-            magic,
-        )
-    };
-    // SAFETY: `raw` is the value QuickJS returned, owned from here on (an
-    // exception value holds nothing).
-    let value = unsafe { Value::from_raw(ctx.clone(), raw) };
-    Some(if value.is_exception() {
-        Err(rquickjs::Error::Exception)
-    } else {
-        Ok(value)
-    })
+    let magic = i16::try_from(place).ok()?;
+    Some(cfunction::new(
+        ctx,
+        Call::Magic(binding_entry, magic),
+        &name,
+        1,
+    ))
 }
-
-type MagicEntry = unsafe extern "C" fn(
-    *mut qjs::JSContext,
-    qjs::JSValue,
-    c_int,
-    *mut qjs::JSValue,
-    c_int,
-) -> qjs::JSValue;
-type GenericEntry = unsafe extern "C" fn(
-    *mut qjs::JSContext,
-    qjs::JSValue,
-    c_int,
-    *mut qjs::JSValue,
-) -> qjs::JSValue;
 
 /// What QuickJS calls for a binding made by [`native_binding`]: the call,
 /// as the closure would have made it, for the binding whose place `magic`
