@@ -236,10 +236,11 @@ async fn bindings_of_several_namespaces_reach_their_own_functions() {
 }
 
 /// Installing bindings costs a bounded amount of fuel per binding, on
-/// every run (a registry of many tools pays it each time): about 5,600
-/// units for each of 100 (about 4,000 of them QuickJS making the
-/// function), against about 6,300 when each was a Rust closure. Fuel is
-/// deterministic: the bound moves only with the guest.
+/// every run (a registry of many tools pays it each time): about 4,800
+/// units for each of 100 (about 2,500 of them QuickJS making the
+/// function, 1,100 defining it on the namespace; see
+/// benches/OPTIMISATIONS.md), against about 6,300 when each was a Rust
+/// closure. Fuel is deterministic: the bound moves only with the guest.
 #[tokio::test]
 async fn installing_bindings_costs_little_fuel_per_binding() {
     let names = (0..100).fold(CodeBindingNamespace::new("tools"), |names, i| {
