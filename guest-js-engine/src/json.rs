@@ -13,10 +13,9 @@ use std::cell::Cell;
 use std::ffi::c_int;
 use std::ptr::NonNull;
 
-use rquickjs::object::Property;
 use rquickjs::{Ctx, Object, Value, qjs};
 
-use crate::cfunction::{self, Call, Entry};
+use crate::cfunction::{self, Attributes, Call, Entry};
 
 thread_local! {
     /// QuickJS's own `JSON.parse` and `JSON.stringify` (set once, in the
@@ -54,12 +53,11 @@ pub fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
     };
     ORIGINALS.with(|cell| cell.set(Some(originals)));
     for (name, entry, length) in [
-        (c"parse", parse_entry as Entry, 2),
-        (c"stringify", stringify_entry as Entry, 3),
+        ("parse", parse_entry as Entry, 2),
+        ("stringify", stringify_entry as Entry, 3),
     ] {
-        let function = cfunction::new(ctx, Call::Plain(entry), name, length)?;
-        let name = name.to_str().unwrap_or_default();
-        json.prop(name, Property::from(function).writable().configurable())?;
+        let call = Call::Plain(entry);
+        cfunction::define(ctx, &json, call, name, length, Attributes::BuiltIn)?;
     }
     Ok(())
 }

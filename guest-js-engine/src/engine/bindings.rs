@@ -1,7 +1,7 @@
 //! Bindings: the namespaces a run is given, installed as globals from
 //! Rust, and their calls, handed to the host as JSON.
 
-use std::ffi::{CString, c_int};
+use std::ffi::c_int;
 use std::ptr::NonNull;
 use std::rc::Rc;
 
@@ -10,7 +10,7 @@ use rquickjs::object::Property;
 use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs};
 
 use super::{Resolvers, STATE};
-use crate::cfunction::{self, Call};
+use crate::cfunction::{self, Attributes, Call};
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::Namespace;
 use crate::render;
@@ -21,13 +21,14 @@ use crate::render;
 /// the snapshot's closures: each page a run writes is a copy of its own.
 ///
 /// Each binding is one of QuickJS's own C functions, given its name and
-/// length as it is made, whose `magic` number is its place among all the
+/// length as it is made and defined on its namespace under the same atom
+/// (`cfunction::define`), whose `magic` number is its place among all the
 /// run's bindings (`labels` in the run's state holds its namespace, index
 /// and label there). A Rust closure (a class instance holding a boxed
 /// closure, its name and length then defined one by one) cost about 800
 /// units of fuel more per binding, on every run, for every tool of a
-/// registry. A name with a NUL byte, or a binding past the
-/// [`MAGIC_BINDINGS`] that `magic` numbers, takes the closure.
+/// registry. A binding past the 32,768 places that the 16-bit `magic`
+/// numbers takes the closure.
 pub(super) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     bindings: &[Namespace],
@@ -53,20 +54,27 @@ pub(super) fn install_bindings<'js>(
         let target = Object::new(ctx.clone())?;
         target.set_prototype(None)?;
         for (index, function) in namespace.functions.iter().enumerate() {
-            let binding = match native_binding(ctx, place, &function.name) {
-                Some(binding) => binding?,
-                None => {
+            match i16::try_from(place) {
+                Ok(magic) => cfunction::define(
+                    ctx,
+                    &target,
+                    Call::Magic(binding_entry, magic),
+                    &function.name,
+                    1,
+                    Attributes::Assigned,
+                )?,
+                Err(_) => {
                     let label = function.label.clone();
                     let (ns, index) = (ns as u32, index as u32);
-                    Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
-                        call_binding(&ctx, ns, index, &label, arg.0)
-                    })?
-                    .with_name(function.name.as_str())?
-                    .with_length(1)?
-                    .into_value()
+                    let binding =
+                        Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
+                            call_binding(&ctx, ns, index, &label, arg.0)
+                        })?
+                        .with_name(function.name.as_str())?
+                        .with_length(1)?;
+                    target.set(function.name.as_str(), binding)?;
                 }
-            };
-            target.set(function.name.as_str(), binding)?;
+            }
             place += 1;
         }
         globals.prop(
@@ -77,33 +85,7 @@ pub(super) fn install_bindings<'js>(
     Ok(())
 }
 
-/// The bindings a C function's `magic` number (QuickJS keeps it in 16
-/// signed bits) tells apart.
-const MAGIC_BINDINGS: usize = 1 << 15;
-
-/// The binding at `place` among the run's bindings, named `name`, as a C
-/// function of QuickJS's (`function name() { [native code] }`, length 1,
-/// not a constructor); `None` when it cannot be one (see
-/// [`install_bindings`]).
-fn native_binding<'js>(
-    ctx: &Ctx<'js>,
-    place: usize,
-    name: &str,
-) -> Option<rquickjs::Result<Value<'js>>> {
-    if place >= MAGIC_BINDINGS {
-        return None;
-    }
-    let name = CString::new(name).ok()?;
-    let magic = i16::try_from(place).ok()?;
-    Some(cfunction::new(
-        ctx,
-        Call::Magic(binding_entry, magic),
-        &name,
-        1,
-    ))
-}
-
-/// What QuickJS calls for a binding made by [`native_binding`]: the call,
+/// What QuickJS calls for a binding made by [`install_bindings`]: the call,
 /// as the closure would have made it, for the binding whose place `magic`
 /// is; an error it returns is thrown as rquickjs throws a closure's.
 #[expect(
