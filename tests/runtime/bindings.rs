@@ -259,6 +259,34 @@ async fn installing_bindings_costs_little_fuel_per_binding() {
     );
 }
 
+/// A binding's C function tells its place by a 16-bit `magic`: past the
+/// 32,768th, a binding is a closure instead, and every one still reaches
+/// its own host function, with the same name and length.
+#[tokio::test]
+async fn bindings_past_what_a_magic_number_counts_reach_their_functions() {
+    let names = (0..33_000).fold(CodeBindingNamespace::new("tools"), |names, i| {
+        names.function(format!("t{i:05}"), move |args| async move {
+            Ok(json!([i, args]))
+        })
+    });
+    let program = r#"
+        const picks = ['t00000', 't32767', 't32768', 't32999'];
+        return await Promise.all(picks.map(async (name) =>
+            [await tools[name](name), tools[name].name, tools[name].length]));
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(names)).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            [[0, "t00000"], "t00000", 1],
+            [[32767, "t32767"], "t32767", 1],
+            [[32768, "t32768"], "t32768", 1],
+            [[32999, "t32999"], "t32999", 1]
+        ]))
+    );
+}
+
 #[tokio::test]
 async fn arguments_json_cannot_carry_reject_without_dispatch() {
     let calls = Arc::new(AtomicUsize::new(0));
