@@ -46,6 +46,9 @@ ALL_WORKLOADS = {workload for workloads in SPLIT for workload in workloads}
 THROUGHPUT = "throughput"
 # W7 for coderun as one process per core (the machine's scaling).
 PER_CORE = "throughput_one_process_per_core"
+# W7's `return 1 + 1` in one coderun process with a runtime per core
+# (reported by the harness with its throughput figures).
+PER_CORE_RUNTIME = "cold_runtime_per_core"
 # coderun's W7 rounds (see measure_throughput).
 THROUGHPUT_ROUNDS = 3
 # The upstream of the MCP workload, installed by `make mcp-servers`.
@@ -169,13 +172,20 @@ def measure_throughput(coderun_bin, results, failures):
 
 def round_scaling(results, program, field, count):
     """The median over coderun's W7 rounds of a round's `field` rate on
-    `count` cores (PER_CORE: its processes one per core) over its rate on
-    one core; None without a round that has both."""
+    `count` cores (PER_CORE: its processes one per core; PER_CORE_RUNTIME:
+    one process with a runtime per core, over the same on one core) over
+    its rate on one core; None without a round that has both."""
     ratios = []
     for measured in get(results, CODERUN, "throughput_rounds") or []:
         one = (measured.get("1") or {}).get(program, {}).get("best")
-        key = str(count) if field == THROUGHPUT else f"{PER_CORE} {count}"
-        many = (measured.get(key) or {}).get(program, {}).get("best")
+        if field == PER_CORE_RUNTIME:
+            # A runtime per core on one core and on `count`, both from the
+            # harness's own runs at those core counts.
+            one = (measured.get("1") or {}).get(PER_CORE_RUNTIME, {}).get("best")
+            many = (measured.get(str(count)) or {}).get(PER_CORE_RUNTIME, {}).get("best")
+        else:
+            key = str(count) if field == THROUGHPUT else f"{PER_CORE} {count}"
+            many = (measured.get(key) or {}).get(program, {}).get("best")
         if one and many is not None:
             ratios.append(many / one)
     return median(ratios) if ratios else None
@@ -428,6 +438,14 @@ def table(results):
                          f"coderun as {counts[1]} processes, one per core, rates added",
                          "—" if ceiling is None else f"{ceiling:.2f}×"]
                         + ["—"] * len(PEERS) + ["", ""])
+            if key == "cold":
+                per_core = round_scaling(results, key, PER_CORE_RUNTIME, counts[1])
+                cell = "—" if per_core is None else f"{per_core:.2f}×"
+                if per_core is not None and ceiling:
+                    cell += f" ({per_core / ceiling:.2f}× the machine's)"
+                rows.append([f"W7 {label}: coderun's scaling from 1 to {counts[1]} cores with "
+                             "a thread and a `WasmCodeRuntime` per core (one process)", cell]
+                            + ["—"] * len(PEERS) + ["", ""])
 
     # MCP: the peer is a direct client, measured by the coderun harness.
     run_code = get(results, CODERUN, "mcp", "run_code_p50_ms")
@@ -506,7 +524,10 @@ def section(results, failures, load):
         "runs in flight per core, and quickjs-emscripten, whose interpreter runs on Node's one "
         "thread, as one process per core, their rates added. coderun is also run that way, as "
         "independent processes, one per core: their scaling is the machine's own (what its caches, "
-        "memory bus and neighbours allow), which coderun's in one process is read against. "
+        "memory bus and neighbours allow), which coderun's in one process is read against; and "
+        "`return 1 + 1` once more in one process with a thread, a current-thread tokio runtime "
+        "and a `WasmCodeRuntime` per core, two runs in flight on each, as a deployment sized for "
+        "throughput would run it. "
         f"coderun's core counts are measured back to back in {THROUGHPUT_ROUNDS} rounds (the "
         "neighbours' load on a shared host moves over minutes): its rates are each window "
         "statistic's median over the rounds, and a scaling is the median of the rounds' own. The "
