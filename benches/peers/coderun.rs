@@ -618,16 +618,12 @@ fn throughput(config: &RuntimeConfig) -> anyhow::Result<Value> {
         .build()?;
     let mut figures = tokio.block_on(async {
         let runtime = WasmCodeRuntime::new(config.clone()).context("building the runtime")?;
-        let two = Some(json!(2));
         let expected: Value = serde_json::from_str(TYPICAL_EXPECTED)?;
         let cold = saturate(
             &runtime,
             2 * cores,
             || CodeRunRequest::new(COLD),
-            move |result| {
-                ensure!(result.value == two, "expected 2, got {result:?}");
-                Ok(())
-            },
+            returned_two,
         )
         .await?;
         let request = || CodeRunRequest::new(TYPICAL).binding(list_tools());
@@ -645,6 +641,12 @@ fn throughput(config: &RuntimeConfig) -> anyhow::Result<Value> {
     Ok(figures)
 }
 
+/// W7's check of a `return 1 + 1` run.
+fn returned_two(result: &CodeRunResult) -> anyhow::Result<()> {
+    ensure!(result.value == Some(json!(2)), "expected 2, got {result:?}");
+    Ok(())
+}
+
 /// W7's `return 1 + 1` as a deployment sized for throughput would run it:
 /// a thread per core, each with a current-thread tokio runtime and a
 /// `WasmCodeRuntime` of its own, two runs in flight on each; the threads'
@@ -659,17 +661,7 @@ fn runtime_per_core(config: &RuntimeConfig, cores: usize) -> anyhow::Result<Valu
                     .build()?;
                 tokio.block_on(async move {
                     let runtime = WasmCodeRuntime::new(config).context("building the runtime")?;
-                    let two = Some(json!(2));
-                    saturate(
-                        &runtime,
-                        2,
-                        || CodeRunRequest::new(COLD),
-                        move |result| {
-                            ensure!(result.value == two, "expected 2, got {result:?}");
-                            Ok(())
-                        },
-                    )
-                    .await
+                    saturate(&runtime, 2, || CodeRunRequest::new(COLD), returned_two).await
                 })
             })
         })

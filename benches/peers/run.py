@@ -191,6 +191,16 @@ def round_scaling(results, program, field, count):
     return median(ratios) if ratios else None
 
 
+def scaling_cell(scaling, ceiling):
+    """A W7 scaling as the table shows it: the ratio, and its share of the
+    machine's own (`ceiling`) when both were measured."""
+    if scaling is None:
+        return "—"
+    if not ceiling:
+        return f"{scaling:.2f}×"
+    return f"{scaling:.2f}× ({scaling / ceiling:.2f}× the machine's)"
+
+
 def per_core_processes(label, command, cores, failures):
     """W7 as one process per core, all at once, each pinned to its core:
     their rates added up, window statistic by window statistic (they ran
@@ -426,11 +436,9 @@ def table(results):
         if len(counts) > 1:
             scaling = round_scaling(results, key, THROUGHPUT, counts[1])
             ceiling = round_scaling(results, key, PER_CORE, counts[1])
-            cell = "—" if scaling is None else f"{scaling:.2f}×"
-            if scaling is not None and ceiling:
-                cell += f" ({scaling / ceiling:.2f}× the machine's)"
             rows.append([f"W7 {label}: coderun's scaling from 1 to {counts[1]} cores "
-                         "(and as a share of the machine's, below)", cell]
+                         "(and as a share of the machine's, below)",
+                         scaling_cell(scaling, ceiling)]
                         + ["—"] * len(PEERS)
                         + ["≥ 1.8× from 1 to 2 cores",
                            verdict([("≥ 1.8×", compare(scaling, lambda a, b: a >= b, 1.8))])])
@@ -440,11 +448,9 @@ def table(results):
                         + ["—"] * len(PEERS) + ["", ""])
             if key == "cold":
                 per_core = round_scaling(results, key, PER_CORE_RUNTIME, counts[1])
-                cell = "—" if per_core is None else f"{per_core:.2f}×"
-                if per_core is not None and ceiling:
-                    cell += f" ({per_core / ceiling:.2f}× the machine's)"
                 rows.append([f"W7 {label}: coderun's scaling from 1 to {counts[1]} cores with "
-                             "a thread and a `WasmCodeRuntime` per core (one process)", cell]
+                             "a thread and a `WasmCodeRuntime` per core (one process)",
+                             scaling_cell(per_core, ceiling)]
                             + ["—"] * len(PEERS) + ["", ""])
 
     # MCP: the peer is a direct client, measured by the coderun harness.

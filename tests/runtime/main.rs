@@ -53,6 +53,14 @@ async fn run_request(request: CodeRunRequest) -> CodeRunResult {
     shared().run(request).await.expect("no misuse")
 }
 
+/// The fuel a successful run of `source` burns (deterministic), for the
+/// tests that bound what a step costs by the difference of two programs.
+async fn fuel_of(source: &str) -> f64 {
+    let result = run(source).await;
+    assert_ok(&result);
+    result.fuel_consumed as f64
+}
+
 #[track_caller]
 fn assert_ok(result: &CodeRunResult) {
     assert!(result.error.is_none(), "the run failed: {:?}", result.error);

@@ -480,20 +480,15 @@ async fn json_stringify_of_records_costs_in_proportion_to_the_bytes() {
 /// deterministic: the bounds move only with the guest.
 #[tokio::test]
 async fn json_stringify_of_a_small_value_costs_little() {
-    let fuel = |each: &str| {
-        let program = format!(
+    let program = |each: &str| {
+        format!(
             "const o = {{ id: 1, name: 'x', tags: ['a'], owner: {{ login: 'u' }} }}; \
              let f; for (let i = 0; i < 500; i++) {{ f = {each}; }} return 1;"
-        );
-        async move {
-            let result = run(&program).await;
-            assert_ok(&result);
-            result.fuel_consumed as f64
-        }
+        )
     };
-    let bare = fuel("i").await;
-    let number = (fuel("JSON.stringify(i)").await - bare) / 500.0;
-    let object = (fuel("JSON.stringify(o)").await - bare) / 500.0;
+    let bare = fuel_of(&program("i")).await;
+    let number = (fuel_of(&program("JSON.stringify(i)")).await - bare) / 500.0;
+    let object = (fuel_of(&program("JSON.stringify(o)")).await - bare) / 500.0;
     eprintln!("JSON.stringify of a number: {number:.0} fuel; of a small object: {object:.0}");
     assert!(number <= 2_500.0, "{number:.0} fuel a number");
     assert!(object <= 11_000.0, "{object:.0} fuel an object");

@@ -212,11 +212,6 @@ async fn objects_made_alike_stay_objects_of_their_own() {
 /// Fuel is deterministic: the bound moves only with the guest.
 #[tokio::test]
 async fn objects_made_alike_cost_no_new_shapes() {
-    let fuel = |program: String| async move {
-        let result = run(&program).await;
-        assert_ok(&result);
-        result.fuel_consumed as f64
-    };
     let object = "{ a: i, b: i, c: i, d: i, e: i, f: i }";
     let kept = |element: &str| {
         format!(
@@ -229,7 +224,7 @@ async fn objects_made_alike_cost_no_new_shapes() {
         )
     };
     for (name, program) in [("kept", kept as fn(&str) -> String), ("dropped", dropped)] {
-        let per_object = (fuel(program(object)).await - fuel(program("i")).await) / 2000.0;
+        let per_object = (fuel_of(&program(object)).await - fuel_of(&program("i")).await) / 2000.0;
         eprintln!("an object of six properties, {name}: {per_object:.0} fuel");
         assert!(
             per_object <= 5800.0,
@@ -420,11 +415,6 @@ async fn functions_are_made_with_their_length_and_name() {
 /// deterministic: the bounds move only with the guest.
 #[tokio::test]
 async fn compiling_and_making_functions_costs_bounded_fuel() {
-    let fuel = |program: String| async move {
-        let result = run(&program).await;
-        assert_ok(&result);
-        result.fuel_consumed as f64
-    };
     let source = "function f(items, limit) { \
                     const kept = items.filter((item) => item.score > limit); \
                     const names = kept.map((item) => item.name.toUpperCase()); \
@@ -437,16 +427,17 @@ async fn compiling_and_making_functions_costs_bounded_fuel() {
                   }";
     let compiles =
         |body: &str| format!("const e = eval; for (let i = 0; i < 50; i++) e({body:?}); return 1;");
-    let per_compile = (fuel(compiles(source)).await - fuel(compiles("")).await) / 50.0;
+    let per_compile = (fuel_of(&compiles(source)).await - fuel_of(&compiles("")).await) / 50.0;
     let closures =
         |made: &str| format!("let f; for (let i = 0; i < 2000; i++) {{ f = {made}; }} return 1;");
-    let per_closure = (fuel(closures("() => i")).await - fuel(closures("i")).await) / 2000.0;
+    let per_closure =
+        (fuel_of(&closures("() => i")).await - fuel_of(&closures("i")).await) / 2000.0;
     let calls = |call: &str| {
         format!(
             "async function g() {{ return 1; }} let p; for (let i = 0; i < 2000; i++) {{ p = {call}; }} return 1;"
         )
     };
-    let per_call = (fuel(calls("g()")).await - fuel(calls("i")).await) / 2000.0;
+    let per_call = (fuel_of(&calls("g()")).await - fuel_of(&calls("i")).await) / 2000.0;
     eprintln!(
         "compiling a function: {per_compile:.0} fuel; making a closure: {per_closure:.0}; \
          calling an async function: {per_call:.0}"
@@ -514,20 +505,15 @@ async fn array_methods_define_their_elements_as_the_standard_says() {
 /// guest.
 #[tokio::test]
 async fn mapping_and_filtering_an_array_costs_bounded_fuel() {
-    let fuel = |each: &str| {
-        let program = format!(
+    let program = |each: &str| {
+        format!(
             "const id = (x) => x; const big = Array.from({{ length: 100 }}, (_, i) => i); \
              let f; for (let i = 0; i < 200; i++) {{ f = {each}; }} return 1;"
-        );
-        async move {
-            let result = run(&program).await;
-            assert_ok(&result);
-            result.fuel_consumed as f64
-        }
+        )
     };
-    let bare = fuel("i").await;
-    let mapped = (fuel("big.map(id)").await - bare) / 200.0;
-    let filtered = (fuel("big.filter(id)").await - bare) / 200.0;
+    let bare = fuel_of(&program("i")).await;
+    let mapped = (fuel_of(&program("big.map(id)")).await - bare) / 200.0;
+    let filtered = (fuel_of(&program("big.filter(id)")).await - bare) / 200.0;
     eprintln!("mapping 100 numbers: {mapped:.0} fuel; filtering them: {filtered:.0}");
     assert!(mapped <= 85_000.0, "{mapped:.0} fuel a map");
     assert!(filtered <= 90_000.0, "{filtered:.0} fuel a filter");
