@@ -122,8 +122,9 @@ pub(crate) struct ResumeArgs {
 
 fn runtime(flags: &RuntimeFlags) -> anyhow::Result<WasmCodeRuntime> {
     let mut config = flags.runtime_config(&mcp::Limits::default(), &Default::default())?;
-    // The CLI runs one program: keep the pool small.
-    config.max_concurrent_runs(4);
+    // The CLI runs one program: keep the pool small, and one (each more
+    // pool is another copy of the compiled guest to load).
+    config.max_concurrent_runs(4).instance_pools(Some(1));
     WasmCodeRuntime::new(config).context("creating the runtime")
 }
 

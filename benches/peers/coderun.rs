@@ -654,7 +654,9 @@ fn returned_two(result: &CodeRunResult) -> anyhow::Result<()> {
 fn runtime_per_core(config: &RuntimeConfig, cores: usize) -> anyhow::Result<Value> {
     let threads: Vec<_> = (0..cores)
         .map(|_| {
-            let config = config.clone();
+            // One thread runs in it: one pool is all it uses.
+            let mut config = config.clone();
+            config.instance_pools(Some(1));
             std::thread::spawn(move || -> anyhow::Result<Value> {
                 let tokio = tokio::runtime::Builder::new_current_thread()
                     .enable_all()

@@ -31,6 +31,7 @@ class Runtime:
         max_nesting_depth: Optional[int] = ...,
         max_total_memory_mib: Optional[int] = ...,
         max_concurrent_runs: Optional[int] = ...,
+        instance_pools: Optional[int] = ...,
         max_pending_calls: Optional[int] = ...,
         max_record_bytes: Optional[int] = ...,
         continuation_ttl: Optional[float] = ...,

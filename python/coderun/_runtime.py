@@ -78,6 +78,11 @@ class Runtime:
         max_total_memory_mib: memory all concurrent runs hold together, MiB.
             Default: half the machine's memory.
         max_concurrent_runs: runs executing at once; more wait. Default ``1000``.
+        instance_pools: how many instance pools (each an engine with its own
+            copy of the compiled guest, about 11 MiB) the runs are spread
+            over, 1 – 64; a thread takes its runs from one pool, which keeps
+            short runs on several cores from slowing each other. Default
+            ``None``: one per usable core, at most 8.
         max_pending_calls: binding calls one run may have in flight. Default ``1024``.
         max_record_bytes: a recorded run's ledger. Default 64 MiB.
         continuation_ttl: seconds a signed continuation stays resumable. Default 7 days.
@@ -119,6 +124,7 @@ class Runtime:
         max_nesting_depth: Optional[int] = None,
         max_total_memory_mib: Optional[int] = None,
         max_concurrent_runs: Optional[int] = None,
+        instance_pools: Optional[int] = None,
         max_pending_calls: Optional[int] = None,
         max_record_bytes: Optional[int] = None,
         continuation_ttl: Optional[float] = None,
@@ -138,6 +144,7 @@ class Runtime:
             max_nesting_depth=max_nesting_depth,
             max_total_memory_mib=max_total_memory_mib,
             max_concurrent_runs=max_concurrent_runs,
+            instance_pools=instance_pools,
             max_pending_calls=max_pending_calls,
             max_record_bytes=max_record_bytes,
             continuation_ttl=continuation_ttl,

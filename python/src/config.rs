@@ -29,6 +29,7 @@ pub(crate) struct Options {
     pub(crate) max_nesting_depth: Option<i128>,
     pub(crate) max_total_memory_mib: Option<i128>,
     pub(crate) max_concurrent_runs: Option<i128>,
+    pub(crate) instance_pools: Option<i128>,
     pub(crate) max_pending_calls: Option<i128>,
     pub(crate) max_record_bytes: Option<i128>,
     pub(crate) continuation_ttl: Option<f64>,
@@ -103,6 +104,9 @@ impl Options {
         if let Some(runs) = self.max_concurrent_runs {
             config.max_concurrent_runs(count("max_concurrent_runs", runs)?);
         }
+        if let Some(pools) = self.instance_pools {
+            config.instance_pools(Some(count("instance_pools", pools)?));
+        }
         if let Some(calls) = self.max_pending_calls {
             config.max_pending_calls(count("max_pending_calls", calls)?);
         }
@@ -160,6 +164,7 @@ pub(crate) fn describe<'py>(
         config.get_max_total_memory_bytes().map(|bytes| bytes / MIB),
     )?;
     dict.set_item("max_concurrent_runs", config.get_max_concurrent_runs())?;
+    dict.set_item("instance_pools", config.get_instance_pools())?;
     dict.set_item("max_pending_calls", config.get_max_pending_calls())?;
     dict.set_item("max_record_bytes", config.get_max_record_bytes())?;
     dict.set_item(

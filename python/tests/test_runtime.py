@@ -154,14 +154,16 @@ def test_defaults_are_the_rust_librarys(runtime):
 
 
 def test_options_reach_the_config(make_runtime):
-    runtime = make_runtime(fuel=1234567, wall_clock=2.5, max_memory_mib=32, max_log_bytes=4096)
+    runtime = make_runtime(fuel=1234567, wall_clock=2.5, max_memory_mib=32, max_log_bytes=4096, instance_pools=2)
     config = runtime.config
-    assert (config["fuel"], config["wall_clock"], config["max_memory_mib"], config["max_log_bytes"]) == (
-        1234567,
-        2.5,
-        32,
-        4096,
-    )
+    assert (
+        config["fuel"],
+        config["wall_clock"],
+        config["max_memory_mib"],
+        config["max_log_bytes"],
+        config["instance_pools"],
+    ) == (1234567, 2.5, 32, 4096, 2)
+    assert coderun.DEFAULTS["instance_pools"] is None
 
 
 @pytest.mark.parametrize(
@@ -178,6 +180,7 @@ def test_options_reach_the_config(make_runtime):
         ({"max_log_bytes": 10}, "config.max_log_bytes must be at least 128 (room for the truncation marker) (got 10)"),
         ({"max_nesting_depth": 100_000}, "config.max_nesting_depth must be between 1 and 10000 (got 100000)"),
         ({"continuation_key": b"short"}, "config.continuation_key must be at least 32 bytes (got 5 bytes)"),
+        ({"instance_pools": 0}, "config.instance_pools must be between 1 and 64 (got 0)"),
     ],
 )
 def test_invalid_options_raise_the_rust_message(options, message):

@@ -26,12 +26,19 @@ const GUEST_WASM: &[u8] = coderun_guest::WASM;
 /// deserialise it after that (milliseconds).
 static COMPILED: LazyLock<Mutex<HashMap<u64, Arc<[u8]>>>> = LazyLock::new(Default::default);
 
-/// The compiled guest for `engine`: from the on-disk cache in `cache_dir`,
-/// else from this process's cache, else compiled now; a cache that missed
-/// is filled.
-pub(crate) fn load(engine: &Engine, cache_dir: Option<&Path>) -> wasmtime::Result<Component> {
+/// The compiled guest for each of `engines` (all configured alike): from
+/// the on-disk cache in `cache_dir`, else from this process's cache, else
+/// compiled now for the first engine and deserialised into the others; a
+/// cache that missed is filled.
+pub(crate) fn load(
+    engines: &[Engine],
+    cache_dir: Option<&Path>,
+) -> wasmtime::Result<Vec<Component>> {
+    let Some(first) = engines.first() else {
+        return Ok(Vec::new());
+    };
     let mut hasher = DefaultHasher::new();
-    engine.precompile_compatibility_hash().hash(&mut hasher);
+    first.precompile_compatibility_hash().hash(&mut hasher);
     GUEST_WASM.hash(&mut hasher);
     let key = hasher.finish();
     let file = cache_dir.map(|dir| dir.join(format!("coderun-guest-{key:016x}.cwasm")));
@@ -49,12 +56,12 @@ pub(crate) fn load(engine: &Engine, cache_dir: Option<&Path>) -> wasmtime::Resul
                 // SAFETY: these bytes passed `checked`: they are exactly what
                 // `store_on_disk` wrote from `Component::serialize` (their
                 // length and checksum match the header it wrote), under a
-                // name keyed by the engine's compatibility hash and the
-                // guest's bytes; wasmtime checks its own header against this
+                // name keyed by the engines' compatibility hash and the
+                // guest's bytes; wasmtime checks its own header against each
                 // engine again. The directory is trusted by contract
                 // (`RuntimeConfig::compile_cache_dir`).
-                match unsafe { Component::deserialize(engine, bytes) } {
-                    Ok(component) => return Ok(component),
+                match unsafe { deserialise_each(engines, bytes) } {
+                    Ok(components) => return Ok(components),
                     Err(error) => tracing::warn!(
                         "ignoring the compiled guest at {}: {error:#}",
                         file.display()
@@ -79,12 +86,12 @@ pub(crate) fn load(engine: &Engine, cache_dir: Option<&Path>) -> wasmtime::Resul
         // SAFETY: `bytes` came from `Component::serialize` in this process,
         // for an engine with the same compatibility hash, and was never
         // written anywhere outside this process's memory.
-        let component = unsafe { Component::deserialize(engine, &bytes) };
-        component.ok().map(|component| (component, Some(bytes)))
+        let components = unsafe { deserialise_each(engines, &bytes) };
+        components.ok().map(|components| (components, Some(bytes)))
     });
-    let (component, bytes) = match deserialised {
+    let (components, bytes) = match deserialised {
         Some(found) => found,
-        None => compile(engine, key)?,
+        None => compile(engines, key)?,
     };
     if let (Some(file), Some(bytes)) = (file, bytes)
         && let Err(error) = store_on_disk(&file, &bytes)
@@ -94,18 +101,56 @@ pub(crate) fn load(engine: &Engine, cache_dir: Option<&Path>) -> wasmtime::Resul
             file.display()
         );
     }
-    Ok(component)
+    Ok(components)
 }
 
-/// Compiles the guest and keeps it, serialised, for later runtimes of this
-/// process.
-fn compile(engine: &Engine, key: u64) -> wasmtime::Result<(Component, Option<Arc<[u8]>>)> {
-    let component = Component::new(engine, GUEST_WASM)?;
-    let bytes: Option<Arc<[u8]>> = component.serialize().ok().map(Into::into);
+/// `bytes` deserialised into each of `engines`.
+///
+/// # Safety
+/// `bytes` must be what `Component::serialize` produced for an engine with
+/// the same compatibility hash as `engines` (see `Component::deserialize`).
+#[expect(
+    unsafe_code,
+    reason = "deserialising compiled code the caller vouches for"
+)]
+unsafe fn deserialise_each(engines: &[Engine], bytes: &[u8]) -> wasmtime::Result<Vec<Component>> {
+    engines
+        .iter()
+        // SAFETY: the caller's contract.
+        .map(|engine| unsafe { Component::deserialize(engine, bytes) })
+        .collect()
+}
+
+/// A component for each engine, and the serialised bytes they were made
+/// from (none if serialising failed).
+type Loaded = (Vec<Component>, Option<Arc<[u8]>>);
+
+/// Compiles the guest for the first of `engines` and deserialises it into
+/// the others; keeps it, serialised, for later runtimes of this process.
+fn compile(engines: &[Engine], key: u64) -> wasmtime::Result<Loaded> {
+    let mut components = Vec::with_capacity(engines.len());
+    let mut bytes: Option<Arc<[u8]>> = None;
+    for engine in engines {
+        let component = match &bytes {
+            #[expect(
+                unsafe_code,
+                reason = "deserialising a component this process just compiled"
+            )]
+            // SAFETY: `bytes` came from `Component::serialize` just above,
+            // for an engine configured as this one is.
+            Some(bytes) => unsafe { Component::deserialize(engine, bytes)? },
+            None => {
+                let component = Component::new(engine, GUEST_WASM)?;
+                bytes = component.serialize().ok().map(Into::into);
+                component
+            }
+        };
+        components.push(component);
+    }
     if let (Some(bytes), Ok(mut cache)) = (&bytes, COMPILED.lock()) {
         cache.insert(key, bytes.clone());
     }
-    Ok((component, bytes))
+    Ok((components, bytes))
 }
 
 /// What a cache file starts with: a magic string with the format's version,

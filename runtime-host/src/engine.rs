@@ -1,9 +1,20 @@
-//! The engine and the compiled guest: wasmtime configured for one
+//! The engines and the compiled guest: wasmtime configured for one
 //! `RuntimeConfig` (fuel or epochs, stacks, the pooling allocator's slots),
 //! the guest component loaded through the compile cache, and the
 //! `InstancePre` every run instantiates from.
+//!
+//! A runtime spreads its runs over one or more instance pools
+//! (`RuntimeConfig::instance_pools`), each an engine with a pooling
+//! allocator of its own and the guest compiled into it. A thread takes its
+//! runs from one pool while that pool has room: the slots a core reuses
+//! were then last written by that core, and the pools' locks and counters
+//! stay in one core's cache. With one pool shared by all cores, each core
+//! reuses the slots the others freed, and a short run costs about a third
+//! more CPU on two cores than on one (`benches/OPTIMISATIONS.md`).
 
-use wasmtime::component::{HasSelf, Linker};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::clock::{Clock, RunClock};
@@ -39,86 +50,179 @@ const KEEP_RESIDENT_BYTES: usize = 1024 * 1024;
 /// pool of deep recursions does not stay resident.
 const STACK_KEEP_RESIDENT_BYTES: usize = 128 * 1024;
 
-/// A compiled guest bound to an engine configured for one `RuntimeConfig`.
-pub(crate) struct CompiledGuest {
+/// One pool of instance slots: an engine with its own pooling allocator,
+/// and the guest compiled into it.
+pub(crate) struct Pool {
     pub(crate) engine: Engine,
     pub(crate) pre: GuestPre<RunState>,
-    /// Present when the guest is unmetered: it yields on epochs.
+    /// The runs the pool's allocator has slots for.
+    slots: usize,
+    /// The runs holding one of them now (each through a [`Claim`]).
+    taken: AtomicUsize,
+}
+
+/// The compiled guest in each of a runtime's instance pools.
+pub(crate) struct CompiledGuest {
+    pools: Box<[Pool]>,
+    /// Present when the guest is unmetered: it yields on epochs, which the
+    /// ticker advances in every pool's engine.
     pub(crate) ticker: Option<EpochTicker>,
+}
+
+/// A run's slot in one of the pools, given back when dropped.
+pub(crate) struct Claim<'a>(&'a Pool);
+
+impl std::ops::Deref for Claim<'_> {
+    type Target = Pool;
+
+    fn deref(&self) -> &Pool {
+        self.0
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.0.taken.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Numbers threads in the order they first claim a slot; a thread's pool
+/// is its number modulo the pools.
+static THREADS_SEEN: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static THREAD_NUMBER: usize = THREADS_SEEN.fetch_add(1, Ordering::Relaxed);
 }
 
 impl CompiledGuest {
     pub(crate) fn new(config: &RuntimeConfig) -> Result<Self, RuntimeError> {
         let engine_error = |e: wasmtime::Error| RuntimeError::Engine(format!("{e:#}"));
-        let runs = u32::try_from(config.get_max_concurrent_runs()).unwrap_or(u32::MAX);
-        let memory_cap = config
-            .get_max_memory_bytes()
-            .div_ceil(WASM_PAGE)
-            .saturating_mul(WASM_PAGE);
-
-        let mut pool = PoolingAllocationConfig::new();
-        pool.total_component_instances(runs)
-            .total_core_instances(runs.saturating_mul(CORE_INSTANCES_PER_RUN))
-            .max_core_instances_per_component(CORE_INSTANCES_PER_RUN)
-            .total_memories(runs.saturating_mul(MEMORIES_PER_RUN))
-            .max_memories_per_component(MEMORIES_PER_RUN)
-            .total_tables(runs.saturating_mul(TABLES_PER_RUN))
-            .max_tables_per_component(TABLES_PER_RUN)
-            .table_elements(MAX_TABLE_ELEMENTS)
-            .total_stacks(runs)
-            .max_memory_size(usize::try_from(memory_cap).unwrap_or(usize::MAX));
-        // A slot's memory and tables are reset by scanning for the pages the
-        // last run dirtied (`PAGEMAP_SCAN`, Linux 6.7+) and copying those
-        // back from the image, instead of unmapping everything and taking a
-        // page fault on every page the next run touches.
-        pool.linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
-            .table_keep_resident(KEEP_RESIDENT_BYTES)
-            .async_stack_keep_resident(STACK_KEEP_RESIDENT_BYTES)
-            .pagemap_scan(Enabled::Auto);
-
-        // A metered guest counts fuel, and yields to the executor on fuel
-        // too; an unmetered one compiles without fuel checks and yields at
-        // each epoch tick instead. Either way a spinning guest yields, so
-        // that abort and the wall clock can stop it.
-        //
-        // The guest uses the component model's synchronous ABI (its async
-        // host import runs on a fiber), so the component-model-async
-        // machinery is off: with it on, every store carries a concurrent
-        // task state, and dropping the store builds an error value (with a
-        // backtrace when `RUST_BACKTRACE` is set), which made it the largest
-        // cost of a cold run after the memory reset.
-        let metered = config.get_fuel_metering();
-        let mut wasm_config = Config::new();
-        wasm_config
-            .consume_fuel(metered)
-            .epoch_interruption(!metered)
-            .concurrency_support(false)
-            .max_wasm_stack(MAX_WASM_STACK)
-            .async_stack_size(ASYNC_STACK)
-            .async_stack_zeroing(true)
-            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-        let engine = Engine::new(&wasm_config).map_err(engine_error)?;
-        let component =
-            compile_cache::load(&engine, config.get_compile_cache_dir()).map_err(engine_error)?;
-
-        let mut linker = Linker::<RunState>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(engine_error)?;
-        Guest::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state).map_err(engine_error)?;
-        let pre = linker.instantiate_pre(&component).map_err(engine_error)?;
-        let pre = GuestPre::new(pre).map_err(engine_error)?;
-        let ticker = if metered {
+        let runs = config.get_max_concurrent_runs();
+        let count = config.pool_count();
+        // Every pool has the same number of slots, and together at least
+        // `max_concurrent_runs`: a run holding one of the runtime's permits
+        // always finds a pool with room.
+        let slots = runs.div_ceil(count);
+        let engines = (0..count)
+            .map(|_| engine(config, slots).map_err(engine_error))
+            .collect::<Result<Vec<_>, _>>()?;
+        let components =
+            compile_cache::load(&engines, config.get_compile_cache_dir()).map_err(engine_error)?;
+        let ticker = if config.get_fuel_metering() {
             None
         } else {
-            Some(EpochTicker::start(&engine).map_err(|e| {
+            Some(EpochTicker::start(&engines).map_err(|e| {
                 RuntimeError::Engine(format!("the epoch ticker could not be started: {e}"))
             })?)
         };
-        Ok(Self {
-            engine,
-            pre,
-            ticker,
-        })
+        let pools = engines
+            .into_iter()
+            .zip(components)
+            .map(|(engine, component)| {
+                let pre = instantiate_pre(&engine, &component).map_err(engine_error)?;
+                Ok(Pool {
+                    engine,
+                    pre,
+                    slots,
+                    taken: AtomicUsize::new(0),
+                })
+            })
+            .collect::<Result<_, RuntimeError>>()?;
+        Ok(Self { pools, ticker })
     }
+
+    /// How many pools the runs are spread over.
+    pub(crate) fn pool_count(&self) -> usize {
+        self.pools.len()
+    }
+
+    /// A slot for one run: in the pool this thread takes its runs from if
+    /// it has room, else in the next pool that has. The caller must hold
+    /// one of the runtime's `max_concurrent_runs` permits, and keep it
+    /// while the claim lives: the pools' slots add up to at least that many,
+    /// so some pool has room whenever the caller looks.
+    pub(crate) fn claim(&self) -> Claim<'_> {
+        let first = THREAD_NUMBER.with(|number| *number) % self.pools.len();
+        // This thread's pool, the pools after it, then those before it.
+        let (wrapped, own_onward) = self.pools.split_at(first);
+        loop {
+            for pool in own_onward.iter().chain(wrapped) {
+                let room = pool
+                    .taken
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |taken| {
+                        (taken < pool.slots).then_some(taken + 1)
+                    });
+                if room.is_ok() {
+                    return Claim(pool);
+                }
+            }
+            // Every pool looked full as it was read, while runs ended and
+            // others claimed their slots: look again.
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// An engine configured for `config`, its pooling allocator sized for
+/// `runs` runs at once.
+fn engine(config: &RuntimeConfig, runs: usize) -> wasmtime::Result<Engine> {
+    let runs = u32::try_from(runs).unwrap_or(u32::MAX);
+    let memory_cap = config
+        .get_max_memory_bytes()
+        .div_ceil(WASM_PAGE)
+        .saturating_mul(WASM_PAGE);
+
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(runs)
+        .total_core_instances(runs.saturating_mul(CORE_INSTANCES_PER_RUN))
+        .max_core_instances_per_component(CORE_INSTANCES_PER_RUN)
+        .total_memories(runs.saturating_mul(MEMORIES_PER_RUN))
+        .max_memories_per_component(MEMORIES_PER_RUN)
+        .total_tables(runs.saturating_mul(TABLES_PER_RUN))
+        .max_tables_per_component(TABLES_PER_RUN)
+        .table_elements(MAX_TABLE_ELEMENTS)
+        .total_stacks(runs)
+        .max_memory_size(usize::try_from(memory_cap).unwrap_or(usize::MAX));
+    // A slot's memory and tables are reset by scanning for the pages the
+    // last run dirtied (`PAGEMAP_SCAN`, Linux 6.7+) and copying those
+    // back from the image, instead of unmapping everything and taking a
+    // page fault on every page the next run touches.
+    pool.linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
+        .table_keep_resident(KEEP_RESIDENT_BYTES)
+        .async_stack_keep_resident(STACK_KEEP_RESIDENT_BYTES)
+        .pagemap_scan(Enabled::Auto);
+
+    // A metered guest counts fuel, and yields to the executor on fuel
+    // too; an unmetered one compiles without fuel checks and yields at
+    // each epoch tick instead. Either way a spinning guest yields, so
+    // that abort and the wall clock can stop it.
+    //
+    // The guest uses the component model's synchronous ABI (its async
+    // host import runs on a fiber), so the component-model-async
+    // machinery is off: with it on, every store carries a concurrent
+    // task state, and dropping the store builds an error value (with a
+    // backtrace when `RUST_BACKTRACE` is set), which made it the largest
+    // cost of a cold run after the memory reset.
+    let metered = config.get_fuel_metering();
+    let mut wasm_config = Config::new();
+    wasm_config
+        .consume_fuel(metered)
+        .epoch_interruption(!metered)
+        .concurrency_support(false)
+        .max_wasm_stack(MAX_WASM_STACK)
+        .async_stack_size(ASYNC_STACK)
+        .async_stack_zeroing(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    Engine::new(&wasm_config)
+}
+
+/// The guest's imports (WASI and the host interface) linked once, for every
+/// run in `engine` to instantiate from.
+fn instantiate_pre(engine: &Engine, component: &Component) -> wasmtime::Result<GuestPre<RunState>> {
+    let mut linker = Linker::<RunState>::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    Guest::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+    GuestPre::new(linker.instantiate_pre(component)?)
 }
 
 impl CompiledGuest {
@@ -133,7 +237,11 @@ impl CompiledGuest {
             (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
             RunEgress::new(std::sync::Arc::new(Policy::closed())),
         );
-        let mut store = wasmtime::Store::new(&self.engine, state);
+        let pool = self
+            .pools
+            .first()
+            .ok_or_else(|| RuntimeError::Engine("the runtime has no instance pool".to_owned()))?;
+        let mut store = wasmtime::Store::new(&pool.engine, state);
         store.limiter(|state| &mut state.limiter);
         let paced = if config.get_fuel_metering() {
             store.set_fuel(u64::MAX)
@@ -144,7 +252,7 @@ impl CompiledGuest {
         // Instantiation runs no guest code and calls no host function, so it
         // needs no async runtime to complete.
         paced
-            .and_then(|()| futures::executor::block_on(self.pre.instantiate_async(&mut store)))
+            .and_then(|()| futures::executor::block_on(pool.pre.instantiate_async(&mut store)))
             .map_err(|e| {
                 RuntimeError::Engine(format!("the guest could not be instantiated: {e:#}"))
             })?;

@@ -10,8 +10,9 @@ use wasmtime::Engine;
 /// How often an unmetered guest is interrupted to yield to the executor.
 const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// Advances an engine's epoch every [`EPOCH_TICK`], on a thread of its own,
-/// while at least one run of that engine is active; parked while none is,
+/// Advances the epoch of a runtime's engines (one per instance pool) every
+/// [`EPOCH_TICK`], on a thread of its own, while at least one of the
+/// runtime's runs is active; parked while none is,
 /// so an idle runtime costs no wake-ups. Stopped when dropped.
 pub(crate) struct EpochTicker {
     shared: Arc<TickerShared>,
@@ -25,13 +26,13 @@ struct TickerShared {
 }
 
 impl EpochTicker {
-    pub(crate) fn start(engine: &Engine) -> std::io::Result<Self> {
+    pub(crate) fn start(engines: &[Engine]) -> std::io::Result<Self> {
         let shared = Arc::new(TickerShared {
             active: AtomicUsize::new(0),
             stopped: AtomicBool::new(false),
         });
         let state = shared.clone();
-        let engine = engine.weak();
+        let engines: Vec<_> = engines.iter().map(Engine::weak).collect();
         let handle = std::thread::Builder::new()
             .name("coderun-epoch".into())
             .spawn(move || {
@@ -43,10 +44,12 @@ impl EpochTicker {
                         continue;
                     }
                     std::thread::sleep(EPOCH_TICK);
-                    let Some(engine) = engine.upgrade() else {
-                        break;
-                    };
-                    engine.increment_epoch();
+                    for engine in &engines {
+                        let Some(engine) = engine.upgrade() else {
+                            return;
+                        };
+                        engine.increment_epoch();
+                    }
                 }
             })?;
         Ok(Self {

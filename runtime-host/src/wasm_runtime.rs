@@ -11,7 +11,8 @@
 //! 3. The run waits for a slot (`max_concurrent_runs`) and for the memory
 //!    its guest starts with to fit the runtime's budget
 //!    (`max_total_memory_bytes`), then gets a fresh store and instance from
-//!    the shared `InstancePre`.
+//!    the `InstancePre` of one of the runtime's instance pools (the one its
+//!    thread takes runs from, if it has room: `engine::CompiledGuest::claim`).
 //! 4. The guest's `run` is driven as one future, raced against the abort
 //!    signal, the runtime's dispose signal and the wall-clock deadline. The
 //!    guest yields to the executor every million units of fuel (about a
@@ -159,6 +160,13 @@ impl WasmCodeRuntime {
         &self.inner.config
     }
 
+    /// How many instance pools the runtime spreads its runs over: the
+    /// configured [`instance_pools`](RuntimeConfig::instance_pools), or its
+    /// default, never more than `max_concurrent_runs`.
+    pub fn instance_pools(&self) -> usize {
+        self.inner.guest.pool_count()
+    }
+
     /// The linear memory all concurrent runs may hold together, in bytes:
     /// `config.max_total_memory_bytes`, or the default derived from the
     /// machine when that is `None`.
@@ -282,13 +290,15 @@ impl WasmCodeRuntime {
             admission = inner.memory.admit(inner.initial_memory) => admission,
             failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
         };
+        // Held inside the permit: the pools' slots add up to the permits.
+        let pool = inner.guest.claim();
         // Compiled holding the run's slot, so that a cold preamble never
         // waits for one, and before the run's store takes it.
         let preamble = match preamble {
             None => None,
             Some(text) => {
                 let compiled = tokio::select! {
-                    compiled = self.compiled_preamble(&text) => compiled,
+                    compiled = self.compiled_preamble(&text, &pool) => compiled,
                     failure = &mut stop => return Ok(CodeRunResult::failed(failure)),
                 };
                 match compiled {
@@ -304,7 +314,7 @@ impl WasmCodeRuntime {
         let recorded_bindings = plan.recorded();
         let ledger = session.ledger(inner.config.get_max_record_bytes());
         let mut store = Store::new(
-            &inner.guest.engine,
+            &pool.engine,
             RunState::new(
                 &inner.config,
                 limiter,
@@ -336,7 +346,7 @@ impl WasmCodeRuntime {
         };
         let ending = {
             let execute = async {
-                let guest = inner.guest.pre.instantiate_async(&mut store).await?;
+                let guest = pool.pre.instantiate_async(&mut store).await?;
                 guest
                     .coderun_sandbox_program()
                     .call_run(&mut store, &transformed.script, &plan.namespaces, &settings)

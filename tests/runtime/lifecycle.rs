@@ -198,9 +198,14 @@ fn descriptors() {
 async fn a_compile_cache_directory_is_filled_and_survives_a_corrupt_file() {
     let dir = std::env::temp_dir().join(format!("coderun-compile-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    // Two pools of one slot each, so that a runtime built from the file
+    // deserialises it into both engines, and a second run at once takes
+    // the second pool.
     let with_cache = || {
         runtime_with(|c| {
-            c.compile_cache_dir(Some(dir.clone()));
+            c.compile_cache_dir(Some(dir.clone()))
+                .instance_pools(Some(2))
+                .max_concurrent_runs(2);
         })
     };
     let cached_files = || -> Vec<std::path::PathBuf> {
@@ -223,13 +228,39 @@ async fn a_compile_cache_directory_is_filled_and_survives_a_corrupt_file() {
         .unwrap();
     assert_eq!(result.value, Some(json!(42)));
 
-    // A runtime built from the file on disk runs programs the same way.
+    // A runtime built from the file on disk runs programs the same way, in
+    // each of its pools (the second run, made while the first holds its
+    // thread's pool's only slot, takes the other).
     let from_disk = with_cache();
+    assert_eq!(from_disk.instance_pools(), 2);
+    let (parked, released) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let gate = {
+        let (parked, released) = (parked.clone(), released.clone());
+        CodeBindingNamespace::new("gate").function("wait", move |_| {
+            let (parked, released) = (parked.clone(), released.clone());
+            async move {
+                parked.notify_one();
+                released.notified().await;
+                Ok(json!(6))
+            }
+        })
+    };
+    let holder = from_disk.clone();
+    let holding = tokio::spawn(async move {
+        let request = CodeRunRequest::new("return 7 * (await gate.wait())").binding(gate);
+        holder.run(request).await.unwrap()
+    });
+    parked.notified().await;
     let result = from_disk
         .run(CodeRunRequest::new("return 6 * 7"))
         .await
         .unwrap();
     assert_eq!(result.value, Some(json!(42)));
+    released.notify_one();
+    assert_eq!(holding.await.unwrap().value, Some(json!(42)));
 
     // A file that is not a compiled guest is ignored and replaced.
     std::fs::write(&files[0], b"not a compiled guest").unwrap();
@@ -241,4 +272,98 @@ async fn a_compile_cache_directory_is_filled_and_survives_a_corrupt_file() {
     assert_eq!(result.value, Some(json!(42)));
     assert!(std::fs::metadata(&files[0]).unwrap().len() > 1024);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `count` copies of `source` at once on a thread of their own, with a
+/// runtime configured by `configure`. The thread has one tokio thread, so
+/// every run prefers the same instance pool. `gate.wait()` resolves only
+/// once every run is waiting in it. The results, or a failure if they did
+/// not all end within 20 s (a run that never found a slot would block the
+/// thread, which fails this rather than hangs it).
+fn runs_at_once(
+    configure: impl FnOnce(&mut RuntimeConfig) + Send + 'static,
+    source: &'static str,
+    count: usize,
+) -> Vec<CodeRunResult> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let tokio = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let results = tokio.block_on(async {
+            let runtime = runtime_with(configure);
+            let barrier = Arc::new(tokio::sync::Barrier::new(count));
+            let gate = CodeBindingNamespace::new("gate").function("wait", move |_| {
+                let barrier = barrier.clone();
+                async move {
+                    barrier.wait().await;
+                    Ok(json!("passed"))
+                }
+            });
+            let runs = (0..count).map(|_| {
+                let request = CodeRunRequest::new(source).binding(gate.clone());
+                let runtime = runtime.clone();
+                async move { runtime.run(request).await.expect("no misuse") }
+            });
+            (
+                runtime.instance_pools(),
+                futures::future::join_all(runs).await,
+            )
+        });
+        let _ = sender.send(results);
+    });
+    let (pools, results) = receiver
+        .recv_timeout(Duration::from_secs(20))
+        .expect("every run found a slot and ended");
+    eprintln!("{count} runs at once in {pools} instance pools");
+    results
+}
+
+#[test]
+fn runs_past_the_slots_of_their_threads_pool_take_another_pools() {
+    // Two pools of two slots each; four runs from one thread need both.
+    let results = runs_at_once(
+        |c| {
+            c.instance_pools(Some(2)).max_concurrent_runs(4);
+        },
+        "return await gate.wait()",
+        4,
+    );
+    for result in &results {
+        assert_eq!(result.value, Some(json!("passed")), "{result:?}");
+    }
+}
+
+#[test]
+fn more_pools_than_slots_are_not_made() {
+    let runtime = runtime_with(|c| {
+        c.instance_pools(Some(64)).max_concurrent_runs(3);
+    });
+    assert_eq!(runtime.instance_pools(), 3);
+    let runtime = runtime_with(|c| {
+        c.instance_pools(Some(1));
+    });
+    assert_eq!(runtime.instance_pools(), 1);
+}
+
+#[test]
+fn an_unmetered_runtime_stops_spinning_programs_in_every_pool() {
+    // Each pool is an engine of its own, and an unmetered guest yields only
+    // when its engine's epoch advances: the second run, in the second pool,
+    // would spin forever (and block the thread) if only the first pool's
+    // epoch did.
+    let results = runs_at_once(
+        |c| {
+            c.instance_pools(Some(2))
+                .max_concurrent_runs(2)
+                .fuel_metering(false)
+                .wall_clock(Duration::from_millis(300));
+        },
+        "for (;;) {}",
+        2,
+    );
+    for result in &results {
+        assert_failure(result, FailureKind::Timeout, "wall-clock");
+    }
 }

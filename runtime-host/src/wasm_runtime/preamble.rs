@@ -9,6 +9,7 @@ use super::{WasmCodeRuntime, pace};
 use crate::clock::{Clock, RunClock};
 use crate::durable::Ledger;
 use crate::egress::RunEgress;
+use crate::engine::Pool;
 use crate::failure::{self, CodeRunFailure};
 use crate::memory::MemoryLimiter;
 use crate::store::RunState;
@@ -21,8 +22,13 @@ impl WasmCodeRuntime {
     /// `text`'s bytecode: from the cache, or compiled by the guest in an
     /// instance of its own, under the run's limits (fuel, memory) but not
     /// counted in the run's fuel, which so stays the same for a preamble
-    /// met for the first time and one met before.
-    pub(super) async fn compiled_preamble(&self, text: &str) -> Result<Arc<[u8]>, CodeRunFailure> {
+    /// met for the first time and one met before. It is compiled in the
+    /// run's `pool`, on the slot the run holds there.
+    pub(super) async fn compiled_preamble(
+        &self,
+        text: &str,
+        pool: &Pool,
+    ) -> Result<Arc<[u8]>, CodeRunFailure> {
         let inner = &*self.inner;
         let cached = inner
             .preambles
@@ -34,7 +40,7 @@ impl WasmCodeRuntime {
         }
         let max_memory = inner.config.get_max_memory_bytes();
         let mut store = Store::new(
-            &inner.guest.engine,
+            &pool.engine,
             RunState::new(
                 &inner.config,
                 MemoryLimiter::probe(max_memory),
@@ -50,7 +56,7 @@ impl WasmCodeRuntime {
             return Err(failure::sandbox_not_started(&error));
         }
         let compiled = async {
-            let guest = inner.guest.pre.instantiate_async(&mut store).await?;
+            let guest = pool.pre.instantiate_async(&mut store).await?;
             guest
                 .coderun_sandbox_program()
                 .call_compile_preamble(&mut store, text)
