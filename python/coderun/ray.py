@@ -91,6 +91,9 @@ class _Worker:
     def pid(self) -> int:
         return os.getpid()
 
+    def config(self) -> Dict[str, Any]:
+        return self._runtime.config
+
     def close(self) -> None:
         self._runtime.close()
 
@@ -148,6 +151,9 @@ class Pool:
             arguments returning them, called once in each worker.
         runtime_options: keyword arguments of ``coderun.Runtime`` for every
             worker's runtime (``fuel``, ``wall_clock``, ``compile_cache_dir``...).
+            ``instance_pools`` defaults to ``1`` here: a worker runs its
+            programs one at a time, so more pools would only hold more
+            copies of the compiled guest.
         num_cpus: CPUs Ray reserves for each worker. Default ``1``.
 
     Ray must be initialised (``ray.init(...)``); if it is not, ``Pool``
@@ -169,7 +175,7 @@ class Pool:
         if num_workers < 1:
             raise ValueError(f"num_workers must be at least 1 (got {num_workers})")
         actor = ray.remote(num_cpus=num_cpus)(_Worker)
-        options = dict(runtime_options or {})
+        options = {"instance_pools": 1, **(runtime_options or {})}
         self._workers = [actor.remote(bindings, options) for _ in range(num_workers)]
 
     @property

@@ -127,6 +127,15 @@ def test_continuation_made_on_one_worker_resumes_on_another(pool):
     assert resumed.value == {"before": first, "answer": "yes", "after": second}
 
 
+def test_a_worker_has_one_instance_pool_unless_told_otherwise(pool, cluster, compile_cache):
+    # A worker runs one program at a time: more pools would only hold more
+    # copies of the compiled guest.
+    assert ray.get(pool._workers[0].config.remote())["instance_pools"] == 1
+    options = {"compile_cache_dir": compile_cache, "instance_pools": 2}
+    with coderun.ray.Pool(1, runtime_options=options) as two:
+        assert ray.get(two._workers[0].config.remote())["instance_pools"] == 2
+
+
 def test_map_starts_and_stops_its_own_pool(cluster, compile_cache):
     results = coderun.ray.map(
         ["return 1 + 1", "return 'a'.repeat(3)"],
