@@ -12,8 +12,8 @@ const EPOCH_TICK: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Advances the epoch of a runtime's engines (one per instance pool) every
 /// [`EPOCH_TICK`], on a thread of its own, while at least one of the
-/// runtime's runs is active; parked while none is,
-/// so an idle runtime costs no wake-ups. Stopped when dropped.
+/// runtime's runs is active; parked while none is, so an idle runtime costs
+/// no wake-ups. Stopped when dropped.
 pub(crate) struct EpochTicker {
     shared: Arc<TickerShared>,
     thread: std::thread::Thread,
