@@ -45,16 +45,10 @@ async fn abort_stops_a_spinning_unmetered_program() {
 #[test]
 fn an_unmetered_runtime_that_sat_idle_still_times_out_a_spinning_program() {
     // The epoch ticker parks while no run is active; a run must wake it, or
-    // a spinning guest would never yield and the wall clock never fire. The
-    // runs happen on a thread of their own, so that such a guest fails this
-    // test rather than hanging it.
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let tokio = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a tokio runtime");
-        let results = tokio.block_on(async {
+    // a spinning guest would never yield and the wall clock never fire.
+    let (first, spinning) = on_a_thread_of_its_own(
+        "a spinning unmetered run ends at its wall clock",
+        || async {
             let runtime = runtime_with(|c| {
                 c.fuel_metering(false)
                     .wall_clock(Duration::from_millis(300));
@@ -63,12 +57,8 @@ fn an_unmetered_runtime_that_sat_idle_still_times_out_a_spinning_program() {
             tokio::time::sleep(Duration::from_millis(50)).await;
             let spinning = runtime.run(CodeRunRequest::new("for (;;) {}")).await;
             (first, spinning)
-        });
-        let _ = sender.send(results);
-    });
-    let (first, spinning) = receiver
-        .recv_timeout(Duration::from_secs(20))
-        .expect("a spinning unmetered run ends at its wall clock");
+        },
+    );
     let first = first.unwrap();
     assert_eq!(first.value, Some(json!(1)), "{first:?}");
     assert_failure(&spinning.unwrap(), FailureKind::Timeout, "wall-clock");
@@ -274,24 +264,40 @@ async fn a_compile_cache_directory_is_filled_and_survives_a_corrupt_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Runs `count` copies of `source` at once on a thread of their own, with a
-/// runtime configured by `configure`. The thread has one tokio thread, so
-/// every run prefers the same instance pool. `gate.wait()` resolves only
-/// once every run is waiting in it. The results, or a failure if they did
-/// not all end within 20 s (a run that never found a slot would block the
-/// thread, which fails this rather than hangs it).
-fn runs_at_once(
-    configure: impl FnOnce(&mut RuntimeConfig) + Send + 'static,
-    source: &'static str,
-    count: usize,
-) -> Vec<CodeRunResult> {
+/// What `work`'s future gives, run on a thread of its own with a
+/// current-thread tokio runtime; a failure saying `expected` if that takes
+/// more than 20 s. A guest that never yields blocks its thread, and so
+/// fails the test rather than hanging it.
+fn on_a_thread_of_its_own<T, F>(expected: &str, work: impl FnOnce() -> F + Send + 'static) -> T
+where
+    T: Send + 'static,
+    F: std::future::Future<Output = T>,
+{
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let tokio = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .expect("a tokio runtime");
-        let results = tokio.block_on(async {
+        let _ = sender.send(tokio.block_on(work()));
+    });
+    receiver
+        .recv_timeout(Duration::from_secs(20))
+        .expect(expected)
+}
+
+/// Runs `count` copies of `source` at once with a runtime configured by
+/// `configure`, on a thread of their own with one tokio thread, so that
+/// every run prefers the same instance pool. `gate.wait()` resolves only
+/// once every run is waiting in it. A run that never found a slot would
+/// block the thread: the test fails at 20 s.
+fn runs_at_once(
+    configure: impl FnOnce(&mut RuntimeConfig) + Send + 'static,
+    source: &'static str,
+    count: usize,
+) -> Vec<CodeRunResult> {
+    let (pools, results) =
+        on_a_thread_of_its_own("every run found a slot and ended", move || async move {
             let runtime = runtime_with(configure);
             let barrier = Arc::new(tokio::sync::Barrier::new(count));
             let gate = CodeBindingNamespace::new("gate").function("wait", move |_| {
@@ -311,11 +317,6 @@ fn runs_at_once(
                 futures::future::join_all(runs).await,
             )
         });
-        let _ = sender.send(results);
-    });
-    let (pools, results) = receiver
-        .recv_timeout(Duration::from_secs(20))
-        .expect("every run found a slot and ended");
     eprintln!("{count} runs at once in {pools} instance pools");
     results
 }
