@@ -26,6 +26,7 @@ use crate::epoch::EpochTicker;
 use crate::error::RuntimeError;
 use crate::guest::{Guest, GuestPre};
 use crate::memory::{MAX_TABLE_ELEMENTS, MemoryLimiter};
+use crate::shards::Sharded;
 use crate::store::RunState;
 
 /// The wasm stack the guest may use. QuickJS's own depth check (on the C
@@ -66,7 +67,7 @@ pub(crate) struct Pool {
 
 /// The compiled guest in each of a runtime's instance pools.
 pub(crate) struct CompiledGuest {
-    pools: Box<[Pool]>,
+    pools: Sharded<Pool>,
     /// Present when the guest is unmetered: it yields on epochs, which the
     /// ticker advances in every pool's engine.
     pub(crate) ticker: Option<EpochTicker>,
@@ -87,14 +88,6 @@ impl Drop for Claim<'_> {
     fn drop(&mut self) {
         self.0.taken.fetch_sub(1, Ordering::AcqRel);
     }
-}
-
-/// Numbers threads in the order they first claim a slot; a thread's pool
-/// is its number modulo the pools.
-static THREADS_SEEN: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static THREAD_NUMBER: usize = THREADS_SEEN.fetch_add(1, Ordering::Relaxed);
 }
 
 impl CompiledGuest {
@@ -130,7 +123,9 @@ impl CompiledGuest {
                     taken: AtomicUsize::new(0),
                 })
             })
-            .collect::<Result<_, RuntimeError>>()?;
+            .collect::<Result<Vec<_>, RuntimeError>>()?;
+        let pools = Sharded::from_values(pools)
+            .ok_or_else(|| RuntimeError::Engine("the runtime has no instance pool".to_owned()))?;
         Ok(Self { pools, ticker })
     }
 
@@ -145,11 +140,8 @@ impl CompiledGuest {
     /// while the claim lives: the pools' slots add up to at least that many,
     /// so some pool has room whenever the caller looks.
     pub(crate) fn claim(&self) -> Claim<'_> {
-        let first = THREAD_NUMBER.with(|number| *number) % self.pools.len();
-        // This thread's pool, the pools after it, then those before it.
-        let (wrapped, own_onward) = self.pools.split_at(first);
         loop {
-            for pool in own_onward.iter().chain(wrapped) {
+            for pool in self.pools.local_first() {
                 let room = pool
                     .taken
                     .fetch_update(Ordering::AcqRel, Ordering::Acquire, |taken| {
@@ -240,10 +232,7 @@ impl CompiledGuest {
             (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
             RunEgress::new(std::sync::Arc::new(Policy::closed())),
         );
-        let pool = self
-            .pools
-            .first()
-            .ok_or_else(|| RuntimeError::Engine("the runtime has no instance pool".to_owned()))?;
+        let pool = self.pools.get(0);
         let mut store = wasmtime::Store::new(&pool.engine, state);
         store.limiter(|state| &mut state.limiter);
         let paced = if config.get_fuel_metering() {

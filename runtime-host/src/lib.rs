@@ -81,6 +81,7 @@ mod nesting;
 mod output;
 mod request;
 mod result;
+mod shards;
 mod store;
 mod transform;
 mod value;

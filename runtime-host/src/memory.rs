@@ -24,8 +24,10 @@ pub(crate) const MAX_TABLE_ELEMENTS: usize = 100_000;
 #[derive(Debug)]
 pub(crate) struct MemoryBudget {
     limit: u64,
-    /// Bytes held now, and the most ever held at once.
+    /// Bytes held now, the most ever held at once, and the admissions
+    /// waiting for room.
     used: Mutex<Usage>,
+    /// Notified when memory is released while an admission waits.
     freed: Notify,
 }
 
@@ -33,6 +35,24 @@ pub(crate) struct MemoryBudget {
 pub(crate) struct Usage {
     pub(crate) now: u64,
     pub(crate) peak: u64,
+    /// Admissions waiting on `freed`. A release notifies them only when
+    /// there are any: the waiters' list is shared by every core, and a run
+    /// that is admitted at once (the usual case) never touches it.
+    waiting: usize,
+}
+
+impl Usage {
+    /// Takes `bytes` if they fit under `limit`.
+    fn reserve(&mut self, bytes: u64, limit: u64) -> bool {
+        match self.now.checked_add(bytes) {
+            Some(total) if total <= limit => {
+                self.now = total;
+                self.peak = self.peak.max(total);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl MemoryBudget {
@@ -63,25 +83,29 @@ impl MemoryBudget {
 
     /// Takes `bytes` from the budget if they fit.
     fn try_reserve(&self, bytes: u64) -> bool {
-        let mut used = self.used();
-        match used.now.checked_add(bytes) {
-            Some(total) if total <= self.limit => {
-                used.now = total;
-                used.peak = used.peak.max(total);
-                true
-            }
-            _ => false,
-        }
+        self.used().reserve(bytes, self.limit)
     }
 
     fn release(&self, bytes: u64) {
         if bytes == 0 {
             return;
         }
-        let mut used = self.used();
-        used.now = used.now.saturating_sub(bytes);
-        drop(used);
-        self.freed.notify_waiters();
+        let waiting = {
+            let mut used = self.used();
+            used.now = used.now.saturating_sub(bytes);
+            used.waiting > 0
+        };
+        if waiting {
+            self.freed.notify_waiters();
+        }
+    }
+
+    /// Takes `bytes` if they fit now, without waiting.
+    pub(crate) fn try_admit(&self, bytes: u64) -> Option<Admission<'_>> {
+        self.try_reserve(bytes).then_some(Admission {
+            budget: self,
+            bytes,
+        })
     }
 
     /// Waits until `bytes` fit, then takes them. Cancelling it takes nothing.
@@ -89,15 +113,33 @@ impl MemoryBudget {
         loop {
             let freed = self.freed.notified();
             tokio::pin!(freed);
-            freed.as_mut().enable();
-            if self.try_reserve(bytes) {
-                return Admission {
-                    budget: self,
-                    bytes,
-                };
+            {
+                let mut used = self.used();
+                if used.reserve(bytes, self.limit) {
+                    return Admission {
+                        budget: self,
+                        bytes,
+                    };
+                }
+                // Counted and listening before the lock is let go: a release
+                // after it sees the count and wakes this admission.
+                used.waiting += 1;
+                freed.as_mut().enable();
             }
+            let _waiting = Waiting(self);
             freed.await;
         }
+    }
+}
+
+/// An admission waiting for room, counted in [`Usage::waiting`] until it
+/// is woken or cancelled.
+struct Waiting<'a>(&'a MemoryBudget);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let mut used = self.0.used();
+        used.waiting = used.waiting.saturating_sub(1);
     }
 }
 

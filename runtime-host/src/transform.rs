@@ -48,6 +48,7 @@ use oxc::transformer::{TransformOptions, Transformer};
 use oxc_sourcemap::SourceMap;
 
 use crate::nesting::{self, Nesting};
+use crate::shards::Sharded;
 
 mod erase;
 mod positions;
@@ -113,21 +114,33 @@ enum Positions {
 /// function of the source (and the runtime's limits), so sharing its output
 /// between runs shares no state. Bounded in entries and in the size of the
 /// programs it keeps.
+///
+/// Kept in shards, one per instance pool (`shards.rs`): a program run
+/// again on several cores at once is transformed once per shard, and each
+/// core then locks, and counts references to, a copy no other core writes.
 pub(crate) struct TransformCache {
     limits: FrontEndLimits,
-    entries: Mutex<HashMap<String, Arc<Transformed>>>,
+    shards: Sharded<Mutex<HashMap<String, Arc<Transformed>>>>,
+    /// Programs one shard keeps at once.
+    per_shard: usize,
 }
 
-/// Programs kept at once; past it, an arbitrary one is forgotten.
+/// Programs kept at once, over all shards; past a shard's share, an
+/// arbitrary one of its programs is forgotten.
 const CACHED_PROGRAMS: usize = 256;
+/// The fewest programs a shard keeps, however many shards there are.
+const MIN_CACHED_PER_SHARD: usize = 32;
 /// Longer programs are transformed every time.
 pub(crate) const MAX_CACHED_SOURCE_BYTES: usize = 16 * 1024;
 
 impl TransformCache {
-    pub(crate) fn new(limits: FrontEndLimits) -> Self {
+    pub(crate) fn new(limits: FrontEndLimits, shards: usize) -> Self {
+        let shards = Sharded::new(shards, || Mutex::new(HashMap::new()));
+        let per_shard = (CACHED_PROGRAMS / shards.len()).max(MIN_CACHED_PER_SHARD);
         Self {
             limits,
-            entries: Mutex::new(HashMap::new()),
+            shards,
+            per_shard,
         }
     }
 
@@ -135,13 +148,13 @@ impl TransformCache {
         self.limits
     }
 
-    /// Like [`transform`], through the cache.
+    /// Like [`transform`], through this thread's shard of the cache.
     pub(crate) fn transform(&self, source: &str) -> Result<Arc<Transformed>, String> {
         if source.len() > MAX_CACHED_SOURCE_BYTES {
             return transform(source, &self.limits).map(Arc::new);
         }
-        if let Some(hit) = self
-            .entries
+        let entries = self.shards.local();
+        if let Some(hit) = entries
             .lock()
             .ok()
             .and_then(|entries| entries.get(source).cloned())
@@ -149,8 +162,8 @@ impl TransformCache {
             return Ok(hit);
         }
         let transformed = Arc::new(transform(source, &self.limits)?);
-        if let Ok(mut entries) = self.entries.lock() {
-            if entries.len() >= CACHED_PROGRAMS {
+        if let Ok(mut entries) = entries.lock() {
+            if entries.len() >= self.per_shard {
                 let evicted = entries.keys().next().cloned();
                 if let Some(evicted) = evicted {
                     entries.remove(&evicted);

@@ -340,3 +340,46 @@ async fn a_run_waits_for_the_memory_its_guest_starts_with() {
     assert_eq!(second.unwrap().value, Some(json!("rested")));
     assert!(runtime.peak_memory_in_use() <= 16 * MIB);
 }
+
+#[tokio::test]
+async fn a_run_waits_for_a_slot_and_can_be_aborted_while_it_waits() {
+    // One slot: the second run waits for the first to end, then runs; the
+    // third is aborted while it waits, and never starts.
+    let runtime = runtime_with(|c| {
+        c.max_concurrent_runs(1);
+    });
+    let host = CodeBindingNamespace::new("tools").function("nap", |_| async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        Ok(json!("rested"))
+    });
+    let controller = coderun_runtime::AbortController::new();
+    let first = runtime.run(CodeRunRequest::new("return await tools.nap()").binding(host));
+    let second = runtime.run(CodeRunRequest::new("return 'after'"));
+    let third = runtime.run(CodeRunRequest::new("return 'never'").signal(controller.signal()));
+    let abort = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        controller.abort("no longer wanted");
+    };
+    let (first, second, third, ()) = tokio::join!(first, second, third, abort);
+    assert_eq!(first.unwrap().value, Some(json!("rested")));
+    assert_eq!(second.unwrap().value, Some(json!("after")));
+    let third = third.unwrap();
+    assert_failure(&third, FailureKind::Abort, "no longer wanted");
+    assert_eq!(third.fuel_consumed, 0, "the aborted run never started");
+}
+
+#[tokio::test]
+async fn a_wall_clock_spent_before_the_guest_starts_ends_the_run() {
+    // The wall clock runs out while the program is transformed, before the
+    // guest's first step: the run ends as a timeout, not with its value,
+    // although nothing waited for anything.
+    let runtime = runtime_with(|c| {
+        c.wall_clock(Duration::from_nanos(1));
+    });
+    let result = runtime
+        .run(CodeRunRequest::new("return 'too late'"))
+        .await
+        .unwrap();
+    assert_failure(&result, FailureKind::Timeout, "wall-clock");
+    assert_eq!(result.value, None);
+}

@@ -132,6 +132,58 @@ async fn dispose_aborts_running_programs_and_refuses_new_ones() {
     assert_eq!(later.unwrap_err(), MisuseError::Disposed);
 }
 
+#[test]
+fn dispose_stops_runs_started_on_every_thread() {
+    // A run listens for dispose in the shard of the thread it started on
+    // (one shard per instance pool): dispose must reach every shard. Runs
+    // from four threads cover both shards of two pools; a run dispose
+    // missed spins on until its fuel runs out, and ends as a timeout.
+    const THREADS: usize = 4;
+    let runtime = runtime_with(|c| {
+        c.instance_pools(Some(2))
+            .max_concurrent_runs(THREADS)
+            .wall_clock(Duration::from_secs(60));
+    });
+    let started = Arc::new(AtomicUsize::new(0));
+    let gate = {
+        let started = started.clone();
+        CodeBindingNamespace::new("gate").function("started", move |_| {
+            started.fetch_add(1, Ordering::SeqCst);
+            async { Ok(json!(null)) }
+        })
+    };
+    let (sender, receiver) = std::sync::mpsc::channel();
+    for _ in 0..THREADS {
+        let (runtime, gate, sender) = (runtime.clone(), gate.clone(), sender.clone());
+        std::thread::spawn(move || {
+            let tokio = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a tokio runtime");
+            let request = CodeRunRequest::new("await gate.started(); for (;;) {}").binding(gate);
+            let _ = sender.send(tokio.block_on(runtime.run(request)));
+        });
+    }
+    let waiting_since = Instant::now();
+    while started.load(Ordering::SeqCst) < THREADS {
+        assert!(
+            waiting_since.elapsed() < Duration::from_secs(20),
+            "every run started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    on_a_thread_of_its_own("dispose returned", move || async move {
+        runtime.dispose().await;
+    });
+    for _ in 0..THREADS {
+        let result = receiver
+            .recv_timeout(Duration::from_secs(20))
+            .expect("every run ended at dispose")
+            .expect("no misuse");
+        assert_failure(&result, FailureKind::Abort, "the runtime was disposed");
+    }
+}
+
 #[tokio::test]
 async fn invalid_binding_globals_are_misuse() {
     for global in ["not valid!", "await", "console", ""] {

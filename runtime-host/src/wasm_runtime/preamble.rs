@@ -19,6 +19,15 @@ use crate::store::RunState;
 const MAX_CACHED_PREAMBLES: usize = 16;
 
 impl WasmCodeRuntime {
+    /// `text`'s bytecode if it is compiled already.
+    pub(super) fn cached_preamble(&self, text: &str) -> Option<Arc<[u8]>> {
+        self.inner
+            .preambles
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(text).cloned())
+    }
+
     /// `text`'s bytecode: from the cache, or compiled by the guest in an
     /// instance of its own, under the run's limits (fuel, memory) but not
     /// counted in the run's fuel, which so stays the same for a preamble
@@ -30,12 +39,7 @@ impl WasmCodeRuntime {
         pool: &Pool,
     ) -> Result<Arc<[u8]>, CodeRunFailure> {
         let inner = &*self.inner;
-        let cached = inner
-            .preambles
-            .lock()
-            .ok()
-            .and_then(|cache| cache.get(text).cloned());
-        if let Some(bytecode) = cached {
+        if let Some(bytecode) = self.cached_preamble(text) {
             return Ok(bytecode);
         }
         let max_memory = inner.config.get_max_memory_bytes();
