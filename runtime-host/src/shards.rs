@@ -1,9 +1,10 @@
 //! Runtime-wide state a run writes, kept once per group of threads.
 //!
 //! Every run writes some state its runtime holds for all runs: a slot count
-//! in its instance pool, the cache of transformed programs (a lock, and the
-//! reference count of a cached program), the count of active runs, the
-//! dispose signal's list of listeners. Kept once per runtime, each of these
+//! in its instance pool, the caches of transformed programs and of compiled
+//! preambles (a lock, and the reference count of what it takes from them),
+//! the count of active runs, the dispose signal's list of listeners, the
+//! reference count of the network policy. Kept once per runtime, each of these
 //! is a cache line that cores running runs at the same time take from each
 //! other on every run. Kept in shards, one per instance pool, with a thread
 //! using the shard of its number, a core's runs write lines no other core
@@ -40,6 +41,17 @@ impl<T> Sharded<T> {
     /// `count` shards (at least one), each made by `make`.
     pub(crate) fn new(count: usize, mut make: impl FnMut() -> T) -> Self {
         Self((0..count.max(1)).map(|_| Padded(make())).collect())
+    }
+
+    /// Like [`new`](Self::new), for a `make` that can fail.
+    pub(crate) fn try_new<E>(
+        count: usize,
+        mut make: impl FnMut() -> Result<T, E>,
+    ) -> Result<Self, E> {
+        (0..count.max(1))
+            .map(|_| make().map(Padded))
+            .collect::<Result<_, _>>()
+            .map(Self)
     }
 
     /// Like [`new`](Self::new), from values made already; `None` for none.

@@ -86,7 +86,7 @@ struct Inner {
     initial_memory: u64,
     /// Preambles compiled to bytecode, by their text: each is compiled once,
     /// in an instance of its own, so no run pays for it or burns fuel on it.
-    preambles: Mutex<HashMap<String, Arc<[u8]>>>,
+    preambles: Sharded<Mutex<HashMap<String, Arc<[u8]>>>>,
     slots: Semaphore,
     /// Runs in `execute`, counted in the shard of the thread each started on
     /// (`shards.rs`), as the dispose signal is listened to.
@@ -94,8 +94,9 @@ struct Inner {
     idle: Notify,
     disposed: AtomicBool,
     dispose_signal: Sharded<AbortController>,
-    /// `config.network`, compiled.
-    network: Arc<Policy>,
+    /// `config.network`, compiled (once per shard, so that each has a
+    /// reference count of its own).
+    network: Sharded<Arc<Policy>>,
 }
 
 /// Counts a run as active for `dispose` while it lives, in the shard it
@@ -135,13 +136,16 @@ impl WasmCodeRuntime {
     /// (or reuses, within this process) the guest component.
     pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
         config.validate()?;
-        let network = Policy::compile(config.get_network()).map_err(|why| ConfigError {
+        let shards = config.pool_count();
+        let network = Sharded::try_new(shards, || {
+            Policy::compile(config.get_network()).map(Arc::new)
+        })
+        .map_err(|why| ConfigError {
             key: "network",
             requirement: "must be a valid network policy".into(),
             value: why,
         })?;
         let guest = CompiledGuest::new(&config)?;
-        let shards = guest.pool_count();
         let initial_memory = guest.initial_memory(&config)?;
         let budget = config
             .get_max_total_memory_bytes()
@@ -158,12 +162,12 @@ impl WasmCodeRuntime {
                 transforms: TransformCache::new(limits, shards),
                 memory: Arc::new(MemoryBudget::new(budget)),
                 initial_memory,
-                preambles: Mutex::new(HashMap::new()),
+                preambles: Sharded::new(shards, || Mutex::new(HashMap::new())),
                 active: Sharded::new(shards, || AtomicUsize::new(0)),
                 idle: Notify::new(),
                 disposed: AtomicBool::new(false),
                 dispose_signal: Sharded::new(shards, AbortController::new),
-                network: Arc::new(network),
+                network,
             }),
         })
     }
@@ -245,7 +249,7 @@ impl WasmCodeRuntime {
             &mut bindings,
         )?;
         let network = match network {
-            None => inner.network.clone(),
+            None => inner.network.local().clone(),
             Some(policy) => {
                 Arc::new(Policy::compile(&policy).map_err(MisuseError::InvalidNetworkPolicy)?)
             }

@@ -23,6 +23,7 @@ impl WasmCodeRuntime {
     pub(super) fn cached_preamble(&self, text: &str) -> Option<Arc<[u8]>> {
         self.inner
             .preambles
+            .local()
             .lock()
             .ok()
             .and_then(|cache| cache.get(text).cloned())
@@ -39,6 +40,9 @@ impl WasmCodeRuntime {
         pool: &Pool,
     ) -> Result<Arc<[u8]>, CodeRunFailure> {
         let inner = &*self.inner;
+        // Kept in the shard it was looked for in, wherever the task is
+        // when the compile ends.
+        let shard = inner.preambles.local_index();
         if let Some(bytecode) = self.cached_preamble(text) {
             return Ok(bytecode);
         }
@@ -50,7 +54,7 @@ impl WasmCodeRuntime {
                 MemoryLimiter::probe(max_memory),
                 (&[], Vec::new()),
                 (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
-                RunEgress::new(inner.network.clone()),
+                RunEgress::new(inner.network.local().clone()),
             ),
         );
         store.limiter(|state| &mut state.limiter);
@@ -70,7 +74,7 @@ impl WasmCodeRuntime {
         match compiled {
             Ok(Ok(bytecode)) => {
                 let bytecode: Arc<[u8]> = bytecode.into();
-                if let Ok(mut cache) = inner.preambles.lock() {
+                if let Ok(mut cache) = inner.preambles.get(shard).lock() {
                     if cache.len() >= MAX_CACHED_PREAMBLES {
                         cache.clear();
                     }
