@@ -60,6 +60,9 @@ use crate::value;
 use crate::{CodeRuntime, Language};
 
 mod preamble;
+mod stop;
+
+use stop::{ActiveRun, stopped_now, wait_abort};
 
 /// Fuel a metered guest burns between two yields to the executor: about a
 /// millisecond of JavaScript. Metered guests yield on fuel rather than also
@@ -97,29 +100,6 @@ struct Inner {
     /// `config.network`, compiled (once per shard, so that each has a
     /// reference count of its own).
     network: Sharded<Arc<Policy>>,
-}
-
-/// Counts a run as active for `dispose` while it lives, in the shard it
-/// started on (its task may end on another thread).
-struct ActiveRun<'a> {
-    inner: &'a Inner,
-    count: &'a AtomicUsize,
-}
-
-impl<'a> ActiveRun<'a> {
-    fn enter(inner: &'a Inner) -> Self {
-        let count = inner.active.local();
-        count.fetch_add(1, Ordering::SeqCst);
-        Self { inner, count }
-    }
-}
-
-impl Drop for ActiveRun<'_> {
-    fn drop(&mut self) {
-        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.inner.idle.notify_waiters();
-        }
-    }
 }
 
 enum Ending {
@@ -469,29 +449,6 @@ impl WasmCodeRuntime {
             )),
         }
     }
-
-    async fn dispose_runtime(&self) {
-        let inner = &*self.inner;
-        inner.disposed.store(true, Ordering::SeqCst);
-        for signal in inner.dispose_signal.iter() {
-            signal.abort("the runtime was disposed");
-        }
-        inner.slots.close();
-        loop {
-            let idle = inner.idle.notified();
-            tokio::pin!(idle);
-            idle.as_mut().enable();
-            let active: usize = inner
-                .active
-                .iter()
-                .map(|count| count.load(Ordering::SeqCst))
-                .sum();
-            if active == 0 {
-                break;
-            }
-            idle.await;
-        }
-    }
 }
 
 impl CodeRuntime for WasmCodeRuntime {
@@ -524,32 +481,5 @@ fn pace(store: &mut Store<RunState>, metered: bool, fuel: u64) -> wasmtime::Resu
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
         Ok(())
-    }
-}
-
-/// What a run's stop (its abort signal, the runtime's dispose, its wall
-/// clock) ends it with if it has fired, checked without listening for it.
-/// Listening registers the run with tokio's timer driver, which all cores
-/// share behind one lock, and with the dispose signal: a `return 1 + 1` on
-/// two cores spent about 3 % of its time there. A run that has to wait
-/// listens (`stop`).
-fn stopped_now(
-    abort: Option<&AbortSignal>,
-    inner: &Inner,
-    deadline: Instant,
-) -> Option<CodeRunFailure> {
-    if let Some(reason) = abort.and_then(AbortSignal::reason) {
-        return Some(failure::aborted(reason));
-    }
-    if inner.disposed.load(Ordering::SeqCst) {
-        return Some(failure::disposed());
-    }
-    (Instant::now() >= deadline).then(|| failure::wall_clock_expired(inner.config.get_wall_clock()))
-}
-
-async fn wait_abort(signal: Option<&AbortSignal>) -> String {
-    match signal {
-        Some(signal) => signal.aborted().await,
-        None => std::future::pending().await,
     }
 }

@@ -135,9 +135,11 @@ async fn dispose_aborts_running_programs_and_refuses_new_ones() {
 #[test]
 fn dispose_stops_runs_started_on_every_thread() {
     // A run listens for dispose in the shard of the thread it started on
-    // (one shard per instance pool): dispose must reach every shard. Runs
-    // from four threads cover both shards of two pools; a run dispose
-    // missed spins on until its fuel runs out, and ends as a timeout.
+    // (one shard per instance pool): dispose must reach every shard. Four
+    // new threads land in both shards of two pools unless other tests'
+    // threads, numbered at the same time, take every other number; a run
+    // dispose missed spins on until its fuel runs out, and ends as a
+    // timeout.
     const THREADS: usize = 4;
     let runtime = runtime_with(|c| {
         c.instance_pools(Some(2))
