@@ -6,6 +6,14 @@ use super::*;
 use coderun_runtime::CodeRuntime;
 use serde_json::json;
 
+/// `tools.nap()`, which answers `"rested"` after `time`.
+fn napping(time: Duration) -> CodeBindingNamespace {
+    CodeBindingNamespace::new("tools").function("nap", move |_| async move {
+        tokio::time::sleep(time).await;
+        Ok(json!("rested"))
+    })
+}
+
 #[tokio::test]
 async fn an_endless_loop_exhausts_the_fuel_budget() {
     let runtime = runtime_with(|c| {
@@ -53,12 +61,11 @@ async fn awaiting_a_binding_burns_no_fuel() {
     let runtime = runtime_with(|c| {
         c.fuel(20_000_000).wall_clock(Duration::from_secs(60));
     });
-    let host = CodeBindingNamespace::new("tools").function("sleep", |_| async move {
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        Ok(json!("rested"))
-    });
     let result = runtime
-        .run(CodeRunRequest::new("return await tools.sleep()").binding(host))
+        .run(
+            CodeRunRequest::new("return await tools.nap()")
+                .binding(napping(Duration::from_secs(2))),
+        )
         .await
         .unwrap();
     assert_ok(&result);
@@ -329,10 +336,7 @@ async fn a_run_waits_for_the_memory_its_guest_starts_with() {
         c.max_memory_bytes(16 * MIB)
             .max_total_memory_bytes(Some(16 * MIB));
     });
-    let host = CodeBindingNamespace::new("tools").function("nap", |_| async move {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        Ok(json!("rested"))
-    });
+    let host = napping(Duration::from_millis(200));
     let first = runtime.run(CodeRunRequest::new("return await tools.nap()").binding(host.clone()));
     let second = runtime.run(CodeRunRequest::new("return await tools.nap()").binding(host));
     let (first, second) = tokio::join!(first, second);
@@ -348,10 +352,7 @@ async fn a_run_waits_for_a_slot_and_can_be_aborted_while_it_waits() {
     let runtime = runtime_with(|c| {
         c.max_concurrent_runs(1);
     });
-    let host = CodeBindingNamespace::new("tools").function("nap", |_| async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        Ok(json!("rested"))
-    });
+    let host = napping(Duration::from_millis(300));
     let controller = coderun_runtime::AbortController::new();
     let first = runtime.run(CodeRunRequest::new("return await tools.nap()").binding(host));
     let second = runtime.run(CodeRunRequest::new("return 'after'"));
