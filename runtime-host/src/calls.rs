@@ -3,7 +3,8 @@
 //! Each binding call the guest starts is checked, recorded in the run's
 //! ledger (when the run records), answered from the record (when it
 //! replays), or polled once inside `start-call` and otherwise spawned on
-//! tokio to report back through a per-run channel. `wait-settled` delivers
+//! tokio to report back through a per-run channel (made by the first call
+//! spawned: most runs spawn none). `wait-settled` delivers
 //! one settled call, in the order the run's mode gives: the record's order
 //! for replayed calls, then start order on a virtual clock, else arrival
 //! order; or waits for a timer. A call that is ready at its first poll
@@ -76,6 +77,16 @@ enum Handover {
     Interrupt(Value),
 }
 
+/// A spawned call's report: its id and its outcome, boxed so that the
+/// channel's block of slots (allocated whole, and held as long as the run
+/// is) is 16 bytes a slot rather than an outcome's hundred and more.
+type Report = (u64, Box<Arrival>);
+
+struct Channel {
+    sender: mpsc::UnboundedSender<Report>,
+    receiver: mpsc::UnboundedReceiver<Report>,
+}
+
 /// The binding calls of one run.
 pub(crate) struct Calls {
     /// `bindings[namespace][function]`, in the order the guest was told.
@@ -99,8 +110,10 @@ pub(crate) struct Calls {
     /// Replayed calls that settled in the record, by the rank their
     /// delivery had there (calls never delivered last, by step).
     replayed: BTreeMap<(u64, u64), u64>,
-    sender: mpsc::UnboundedSender<(u64, Arrival)>,
-    receiver: mpsc::UnboundedReceiver<(u64, Arrival)>,
+    /// Where spawned calls report back: made by the first one, as most
+    /// runs spawn none (they call nothing, or their calls are ready at
+    /// their first poll).
+    channel: Option<Channel>,
     /// The run's `fetch` calls: its policy, and what they hold.
     egress: RunEgress,
 }
@@ -114,7 +127,6 @@ impl Calls {
         clock: RunClock,
         egress: RunEgress,
     ) -> Self {
-        let (sender, receiver) = mpsc::unbounded_channel();
         let bindings = namespaces
             .iter()
             .zip(functions)
@@ -145,8 +157,7 @@ impl Calls {
             settled: BTreeMap::new(),
             arrivals: VecDeque::new(),
             replayed: BTreeMap::new(),
-            sender,
-            receiver,
+            channel: None,
             egress,
         }
     }
@@ -199,12 +210,26 @@ impl Calls {
     /// the run's channel.
     fn spawn(&mut self, id: u64, call: futures::future::BoxFuture<'static, Arrival>) {
         self.outstanding += 1;
-        let sender = self.sender.clone();
+        let channel = self.channel.get_or_insert_with(|| {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            Channel { sender, receiver }
+        });
+        let sender = channel.sender.clone();
         tokio::spawn(async move {
-            let arrival = call.await;
+            let arrival = Box::new(call.await);
             // The run may be over; then nobody listens and that is fine.
             let _ = sender.send((id, arrival));
         });
+    }
+
+    /// The next spawned call's report; an error when none can come (the
+    /// callers wait only while a spawned call is outstanding).
+    async fn receive(&mut self) -> wasmtime::Result<Report> {
+        match &mut self.channel {
+            Some(channel) => channel.receiver.recv().await,
+            None => None,
+        }
+        .ok_or_else(|| ProtocolViolation("the call channel closed".into()).into())
     }
 
     /// The next call to deliver, if one is ready.
@@ -233,11 +258,9 @@ impl Calls {
     /// ends as interrupted, so the record holds their outcomes).
     async fn drain(&mut self) -> wasmtime::Result<()> {
         while self.outstanding > 0 {
-            let Some((id, result)) = self.receiver.recv().await else {
-                return Err(ProtocolViolation("the call channel closed".into()).into());
-            };
+            let (id, arrival) = self.receive().await?;
             self.outstanding -= 1;
-            self.arrive(id, result)?;
+            self.arrive(id, *arrival)?;
         }
         Ok(())
     }
@@ -401,23 +424,18 @@ impl Host for RunState {
                 calls.clock.wait(ms).await;
                 return Ok(None);
             }
-            let received = match timeout_ms {
+            let (id, arrival) = match timeout_ms {
                 // On a virtual clock, calls in flight come before timers.
                 Some(ms) if !calls.clock.is_virtual() => {
-                    match tokio::time::timeout(Duration::from_millis(ms), calls.receiver.recv())
-                        .await
-                    {
-                        Ok(received) => received,
+                    match tokio::time::timeout(Duration::from_millis(ms), calls.receive()).await {
+                        Ok(received) => received?,
                         Err(_) => return Ok(None),
                     }
                 }
-                _ => calls.receiver.recv().await,
-            };
-            let Some((id, result)) = received else {
-                return Err(ProtocolViolation("the call channel closed".into()).into());
+                _ => calls.receive().await?,
             };
             calls.outstanding -= 1;
-            calls.arrive(id, result)?;
+            calls.arrive(id, *arrival)?;
         }
     }
 
