@@ -21,7 +21,7 @@ APT_PACKAGES := clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32
 # The WASI headers the guest's QuickJS compiles against (TOOLCHAIN.md).
 WASI_SYSROOT := $(TARGET_DIR)/wasi-sysroot
 
-.PHONY: wpt intl-data toolchain guest guest-check typescript mcp-servers mcp-conformance deploy-check scale-test build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features xtask-features bench-python
+.PHONY: wpt intl-data toolchain guest hot-functions guest-check typescript mcp-servers mcp-conformance deploy-check scale-test build test lint bench bench-tokens bless demo ci clean-guest fuzz soak package embedder python-venv python-develop python-test python-features xtask-features bench-python
 
 # The TypeScript compiler generated SDKs are type-checked with (pinned in
 # tools/typescript/package-lock.json).
@@ -49,6 +49,14 @@ $(TARGET_DIR)/.toolchain-ok:
 ## change the guest: everything else uses the committed artifact.
 guest: toolchain
 	$(CARGO) run --locked -p xtask -- guest
+
+## hot-functions: rewrite guest-js-engine/hot-functions.txt, the guest's
+## functions short runs call through QuickJS's table (which `make guest`
+## exports, so that wasmtime keeps their entries on one page of each
+## instance), from runs of the committed artifact (examples/hot_functions.rs).
+## Then `make guest`. Only for people who change the guest.
+hot-functions:
+	$(CARGO) run --locked -p xtask -- hot-functions
 
 ## guest-check: rebuild the guest from source and fail unless it is the
 ## committed artifact, byte for byte (CI runs this, through `make test`).

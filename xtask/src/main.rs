@@ -6,14 +6,19 @@
 //! applies the project's patch), pre-initialises the component with Wizer
 //! (instantiate it, call its `initialize` export, which creates the QuickJS
 //! runtime and context and evaluates the prelude, and write a component
-//! whose memory starts in that state), and writes
+//! whose memory starts in that state), exports the functions runs call most
+//! (`guest-js-engine/hot-functions.txt`, see `hot.rs`), and writes
 //! `coderun-guest/coderun-guest.wasm` and `coderun-guest/RECIPE.toml`.
+//!
+//! `xtask hot-functions` rewrites that list from what the committed
+//! artifact's runs call (`examples/hot_functions.rs`).
 //!
 //! The build is reproducible, so that CI can check the committed artifact
 //! against a rebuild: paths are remapped out of the Rust and C output, and
 //! the snapshot is taken with a fixed clock and fixed randomness, so that
 //! nothing of the machine or the moment ends up in the guest's memory.
 
+mod hot;
 mod recipe;
 
 use std::path::{Path, PathBuf};
@@ -75,10 +80,11 @@ fn main() -> anyhow::Result<()> {
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo.join("target"), PathBuf::from);
     match args.as_slice() {
         [cmd] if cmd == "guest" => guest(&repo, &target),
+        [cmd] if cmd == "hot-functions" => hot_functions(&repo),
         [cmd] if cmd == "guest-clippy" => {
             run(guest_cargo(&repo, &target, &["clippy"])?.args(["--", "-D", "warnings"]))
         }
-        _ => bail!("usage: xtask guest | guest-clippy"),
+        _ => bail!("usage: xtask guest | guest-clippy | hot-functions"),
     }
 }
 
@@ -108,6 +114,17 @@ fn guest(repo: &Path, target: &Path) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let snapshot = runtime.block_on(snapshot(&wasm))?;
+    let list = std::fs::read_to_string(repo.join(HOT_FUNCTIONS))
+        .with_context(|| format!("reading {HOT_FUNCTIONS}"))?;
+    let (snapshot, hot) = hot::export_hot(&snapshot, &list)?;
+    eprintln!("guest: {} hot functions exported", hot.exported);
+    if !hot.missing.is_empty() {
+        eprintln!(
+            "guest: {} hot functions the guest no longer has (run `make hot-functions`): {}",
+            hot.missing.len(),
+            hot.missing.join(", ")
+        );
+    }
     let artifact = repo.join("coderun-guest");
     std::fs::write(artifact.join("coderun-guest.wasm"), &snapshot)
         .context("writing coderun-guest/coderun-guest.wasm")?;
@@ -119,6 +136,89 @@ fn guest(repo: &Path, target: &Path) -> anyhow::Result<()> {
         raw.display(),
         wasm.len(),
         snapshot.len()
+    );
+    Ok(())
+}
+
+/// The functions exported for their `VMFuncRef`s' sake (see `hot.rs`).
+const HOT_FUNCTIONS: &str = "guest-js-engine/hot-functions.txt";
+
+/// The exports `examples/hot_functions.rs` places the entries by.
+const RUN_EXPORT: &str = "coderun:sandbox/program@0.1.0#run";
+const PREAMBLE_EXPORT: &str = "coderun:sandbox/program@0.1.0#compile-preamble";
+
+/// Rewrites `HOT_FUNCTIONS` from the probe's runs of the committed
+/// artifact: the functions called through the table, the ones more of its
+/// programs call first. The component's own exports are left out (they are
+/// exported already).
+fn hot_functions(repo: &Path) -> anyhow::Result<()> {
+    let artifact = repo.join("coderun-guest/coderun-guest.wasm");
+    let component =
+        std::fs::read(&artifact).with_context(|| format!("reading {}", artifact.display()))?;
+    let names = hot::escaped_names(&component)?;
+    let index = |name: &str| {
+        names
+            .iter()
+            .position(|escaped| escaped == name)
+            .with_context(|| format!("the guest exports no {name}"))
+    };
+    let interface = [RUN_EXPORT, "cabi_realloc", "initialize", PREAMBLE_EXPORT];
+    let signature = interface.map(index);
+    let mut probe = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    probe
+        .args([
+            "run",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--example",
+            "hot_functions",
+            "--",
+        ])
+        .arg(names.len().to_string())
+        .current_dir(repo);
+    for index in signature {
+        probe.arg(index?.to_string());
+    }
+    let output = probe
+        .output()
+        .with_context(|| format!("running {probe:?}"))?;
+    if !output.status.success() {
+        bail!(
+            "the probe failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let mut written: Vec<(usize, usize)> = String::from_utf8(output.stdout)?
+        .lines()
+        .map(|line| {
+            let (index, programs) = line.split_once(' ').context("a probe line")?;
+            anyhow::Ok((index.parse()?, programs.parse()?))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    written.sort_by_key(|&(index, programs)| (std::cmp::Reverse(programs), index));
+    let mut list = String::from(
+        "# The guest's functions short runs call through QuickJS's table, the ones\n\
+         # more kinds of program call first: exported by `make guest` so that\n\
+         # wasmtime keeps their entries together (xtask/src/hot.rs). Written by\n\
+         # `make hot-functions`; a name the guest no longer has is skipped.\n",
+    );
+    let mut listed = 0;
+    for (index, _) in written {
+        let name = names
+            .get(index)
+            .context("a probe index past the escaped functions")?;
+        if !interface.contains(&name.as_str()) && !name.starts_with("cabi_post_") {
+            list.push_str(name);
+            list.push('\n');
+            listed += 1;
+        }
+    }
+    std::fs::write(repo.join(HOT_FUNCTIONS), list)
+        .with_context(|| format!("writing {HOT_FUNCTIONS}"))?;
+    eprintln!(
+        "hot-functions: {listed} functions -> {HOT_FUNCTIONS}; run `make guest` to apply them"
     );
     Ok(())
 }

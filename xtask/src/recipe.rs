@@ -24,6 +24,7 @@ const INPUT_FILES: &[&str] = &[
     "guest-js-engine/Cargo.lock",
     "guest-js-engine/build.rs",
     "guest-js-engine/cc.sh",
+    "guest-js-engine/hot-functions.txt",
     "xtask/Cargo.toml",
 ];
 
