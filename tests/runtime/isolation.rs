@@ -81,6 +81,49 @@ async fn a_run_may_drop_and_reshape_the_snapshots_objects() {
     assert_eq!(second.value, Some(json!(["function", [2], 4, "undefined"])));
 }
 
+/// A run hashes the shapes it makes in a table of its own, the snapshot's
+/// being only looked up (the QuickJS patch): thousands of shapes made,
+/// freed with their objects and made again, through that table's growth,
+/// find the snapshot's shapes and each other, and the next run starts with
+/// the table empty.
+#[tokio::test]
+async fn a_runs_shapes_are_hashed_found_and_freed_in_a_table_of_its_own() {
+    let runtime = runtime_with(|_| {});
+    let program = r#"
+        let total = 0;
+        for (let round = 0; round < 3; round++) {
+            let objects = [];
+            for (let i = 0; i < 3000; i++) {
+                const o = {};
+                o['k' + (i % 1500)] = i;
+                o.v = round;
+                objects.push(o);
+            }
+            for (const o of objects) total += o.v + Object.keys(o).length;
+            objects = null;
+        }
+        const like = { length: 1 }, same = { length: 2 }, more = { id: 1, name: 'x' };
+        return [total, Object.keys(like), same.length, JSON.stringify(more), Object.keys({ k7: 1, v: 2 })];
+    "#;
+    let mut fuel = Vec::new();
+    for _ in 0..2 {
+        let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+        assert_ok(&result);
+        assert_eq!(
+            result.value,
+            Some(json!([
+                27000,
+                ["length"],
+                2,
+                r#"{"id":1,"name":"x"}"#,
+                ["k7", "v"]
+            ]))
+        );
+        fuel.push(result.fuel_consumed);
+    }
+    assert_eq!(fuel[0], fuel[1], "the same program burns the same fuel");
+}
+
 #[tokio::test]
 async fn math_random_differs_between_runs() {
     let mut seen = HashSet::new();
