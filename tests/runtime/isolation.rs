@@ -124,6 +124,32 @@ async fn a_runs_shapes_are_hashed_found_and_freed_in_a_table_of_its_own() {
     assert_eq!(fuel[0], fuel[1], "the same program burns the same fuel");
 }
 
+/// The same for atoms (the QuickJS patch): thousands of new names, made
+/// and freed through the run's table's growth, next to the snapshot's.
+#[tokio::test]
+async fn a_runs_atoms_are_hashed_found_and_freed_in_a_table_of_its_own() {
+    let runtime = runtime_with(|_| {});
+    let program = r#"
+        let found = 0;
+        for (let round = 0; round < 3; round++) {
+            let bag = {};
+            for (let i = 0; i < 2000; i++) bag['name' + round + '_' + i] = i;
+            for (let i = 0; i < 2000; i += 7) found += bag['name' + round + '_' + i] === i ? 1 : 0;
+            bag = null;
+        }
+        const seen = new Set(['length', 'prototype', 'name1_7', 'constructor']);
+        return [found, seen.has('name1_7'), Symbol.for('k') === Symbol.for('k'), 'x'.length];
+    "#;
+    let mut fuel = Vec::new();
+    for _ in 0..2 {
+        let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+        assert_ok(&result);
+        assert_eq!(result.value, Some(json!([858, true, true, 1])));
+        fuel.push(result.fuel_consumed);
+    }
+    assert_eq!(fuel[0], fuel[1], "the same program burns the same fuel");
+}
+
 #[tokio::test]
 async fn math_random_differs_between_runs() {
     let mut seen = HashSet::new();
