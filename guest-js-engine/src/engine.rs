@@ -264,11 +264,25 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
         let Some(engine) = engine.as_ref() else {
             return internal_failure("the engine is not initialised");
         };
-        // Run `run` once per instance; the stack top is where it starts.
-        engine.runtime.set_max_stack_size(MAX_STACK_BYTES);
-        engine
-            .context
-            .with(|ctx| run_in(&ctx, engine.internals.clone(), source, bindings, settings))
+        // The context is reached without rquickjs's lock of the runtime
+        // (`Context::with` and `Runtime::set_max_stack_size` take it): the
+        // lock's flag lies on a page of the snapshot nothing else of a run
+        // writes, and each run copied that page to set and clear it. The
+        // guest runs one program on one thread and never re-enters `run`,
+        // and nothing a run calls takes the lock, which is all it guards.
+        let context = engine.context.as_raw();
+        // SAFETY: the runtime and context live as long as the instance
+        // (`STATE`), no JavaScript is running, and the `Ctx` made here is
+        // the only handle used until it is dropped at the end of the run.
+        unsafe {
+            // Run `run` once per instance; the stack top is where it starts.
+            rquickjs::qjs::JS_SetMaxStackSize(
+                rquickjs::qjs::JS_GetRuntime(context.as_ptr()),
+                MAX_STACK_BYTES as rquickjs::qjs::size_t,
+            );
+            let ctx = Ctx::from_raw(context);
+            run_in(&ctx, engine.internals.clone(), source, bindings, settings)
+        }
     })
 }
 
