@@ -90,6 +90,19 @@ fn module_exporting(module: &[u8], list: &str) -> anyhow::Result<(Vec<u8>, Repor
         }
         at = next;
     }
+    // A Rust function's symbol ends with a hash of its crate's build, which
+    // moves when the crate changes: a listed name whose hash no longer
+    // matches is taken for the one function whose name differs only there.
+    let mut unhashed: std::collections::HashMap<&str, Option<u64>> =
+        std::collections::HashMap::new();
+    for (name, &index) in &names {
+        if let Some(stem) = without_hash(name) {
+            unhashed
+                .entry(stem)
+                .and_modify(|one| *one = None)
+                .or_insert(Some(index));
+        }
+    }
     let mut added = Vec::new();
     let mut missing = Vec::new();
     for wanted in list
@@ -97,7 +110,10 @@ fn module_exporting(module: &[u8], list: &str) -> anyhow::Result<(Vec<u8>, Repor
         .map(|line| line.split('#').next().unwrap_or_default().trim())
         .filter(|line| !line.is_empty())
     {
-        match names.get(wanted) {
+        let found = names.get(wanted).copied().or_else(|| {
+            without_hash(wanted).and_then(|stem| unhashed.get(stem).copied().flatten())
+        });
+        match found.as_ref() {
             // Exported already (or listed twice): named early already.
             Some(&index) if !exported.insert(index) => {}
             Some(&index) => added.push(index),
@@ -127,6 +143,15 @@ fn module_exporting(module: &[u8], list: &str) -> anyhow::Result<(Vec<u8>, Repor
         missing,
     };
     Ok((out, report))
+}
+
+/// A legacy-mangled Rust symbol (`_ZN...17h<16 hex digits>E`) without its
+/// hash; `None` for any other name.
+fn without_hash(name: &str) -> Option<&str> {
+    let stem = name.strip_suffix('E')?;
+    let (stem, hash) = stem.split_at_checked(stem.len().checked_sub(19)?)?;
+    let digits = hash.strip_prefix("17h")?;
+    (name.starts_with("_ZN") && digits.bytes().all(|b| b.is_ascii_hexdigit())).then_some(stem)
 }
 
 /// Function index by name, from the `name` section (which covers imported
@@ -451,6 +476,43 @@ mod tests {
         assert_eq!(after[at + 1], *extra[1]);
         let listed = listed();
         assert_eq!(after[at - 1], *listed.last().expect("a list"));
+    }
+
+    #[test]
+    fn a_rust_name_whose_hash_moved_is_found_by_the_rest() {
+        let guest = committed();
+        let sections = sections(&guest, 8).expect("sections");
+        let main = sections
+            .iter()
+            .filter(|section| section.id == COMPONENT_CORE_MODULE)
+            .max_by_key(|section| section.body.len())
+            .expect("a core module");
+        let module = &guest[main.body.clone()];
+        let all =
+            function_names(module, &self::sections(module, 8).expect("sections")).expect("names");
+        let stems: Vec<&str> = all.keys().filter_map(|name| without_hash(name)).collect();
+        let listed = listed();
+        // A Rust function of the table, not listed, the only one of its
+        // name without the hash.
+        let names = escaped_names(&guest).expect("the escape order");
+        let name = names
+            .iter()
+            .rev()
+            .find(|name| {
+                !listed.contains(name)
+                    && without_hash(name)
+                        .is_some_and(|stem| stems.iter().filter(|s| **s == stem).count() == 1)
+            })
+            .expect("such a function");
+        let moved = format!(
+            "{}17h0123456789abcdefE",
+            without_hash(name).expect("a stem")
+        );
+        let (_, report) = export_hot(&guest, &moved).expect("exported");
+        assert_eq!(report.exported, 1, "{moved}");
+        assert!(report.missing.is_empty());
+        assert_eq!(without_hash("js_call_c_function"), None);
+        assert_eq!(without_hash("_ZN3foo17hnothexdigitsnoE"), None);
     }
 
     #[test]
