@@ -18,7 +18,9 @@
 //! export them, and the table and every function's index stay as they
 //! are. The list is written by `make hot-functions` (see
 //! `examples/hot_functions.rs`); a name the guest no longer has is
-//! reported and skipped.
+//! reported and skipped, except a Rust function's whose symbol hash moved
+//! (a change to its crate), which is found by the rest of its name when
+//! that is its own.
 
 use anyhow::{Context as _, bail, ensure};
 
