@@ -409,7 +409,8 @@ async fn functions_are_made_with_their_length_and_name() {
 /// nested function share its parent's file name), making a closure at most
 /// 3,000 (about 2,800; 3,600 before, and 3,200 without the empty shapes
 /// kept below), and calling an async function that returns at once at most
-/// 6,500 (about 6,150; 7,050 before): QuickJS made the empty shape of a
+/// 6,500 (about 6,400 since a run's first arenas are small ones, 6,300
+/// before them; 7,050 before the kept shapes): QuickJS made the empty shape of a
 /// promise and of a function again for every one, since the snapshot's
 /// objects hold none (see guest-js-engine/patches/README.md). Fuel is
 /// deterministic: the bounds move only with the guest.
