@@ -88,7 +88,6 @@ async fn a_run_may_drop_and_reshape_the_snapshots_objects() {
 /// the table empty.
 #[tokio::test]
 async fn a_runs_shapes_are_hashed_found_and_freed_in_a_table_of_its_own() {
-    let runtime = runtime_with(|_| {});
     let program = r#"
         let total = 0;
         for (let round = 0; round < 3; round++) {
@@ -105,20 +104,22 @@ async fn a_runs_shapes_are_hashed_found_and_freed_in_a_table_of_its_own() {
         const like = { length: 1 }, same = { length: 2 }, more = { id: 1, name: 'x' };
         return [total, Object.keys(like), same.length, JSON.stringify(more), Object.keys({ k7: 1, v: 2 })];
     "#;
+    let expected = json!([27000, ["length"], 2, r#"{"id":1,"name":"x"}"#, ["k7", "v"]]);
+    returns_twice_alike(program, expected).await;
+}
+
+/// Runs `program` twice in one runtime: it returns `expected` both times,
+/// and burns the same fuel.
+async fn returns_twice_alike(program: &str, expected: serde_json::Value) {
+    let runtime = runtime_with(|_| {});
     let mut fuel = Vec::new();
     for _ in 0..2 {
-        let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
+        let result = runtime
+            .run(CodeRunRequest::new(program))
+            .await
+            .expect("run");
         assert_ok(&result);
-        assert_eq!(
-            result.value,
-            Some(json!([
-                27000,
-                ["length"],
-                2,
-                r#"{"id":1,"name":"x"}"#,
-                ["k7", "v"]
-            ]))
-        );
+        assert_eq!(result.value, Some(expected.clone()));
         fuel.push(result.fuel_consumed);
     }
     assert_eq!(fuel[0], fuel[1], "the same program burns the same fuel");
@@ -128,7 +129,6 @@ async fn a_runs_shapes_are_hashed_found_and_freed_in_a_table_of_its_own() {
 /// and freed through the run's table's growth, next to the snapshot's.
 #[tokio::test]
 async fn a_runs_atoms_are_hashed_found_and_freed_in_a_table_of_its_own() {
-    let runtime = runtime_with(|_| {});
     let program = r#"
         let found = 0;
         for (let round = 0; round < 3; round++) {
@@ -140,14 +140,7 @@ async fn a_runs_atoms_are_hashed_found_and_freed_in_a_table_of_its_own() {
         const seen = new Set(['length', 'prototype', 'name1_7', 'constructor']);
         return [found, seen.has('name1_7'), Symbol.for('k') === Symbol.for('k'), 'x'.length];
     "#;
-    let mut fuel = Vec::new();
-    for _ in 0..2 {
-        let result = runtime.run(CodeRunRequest::new(program)).await.unwrap();
-        assert_ok(&result);
-        assert_eq!(result.value, Some(json!([858, true, true, 1])));
-        fuel.push(result.fuel_consumed);
-    }
-    assert_eq!(fuel[0], fuel[1], "the same program burns the same fuel");
+    returns_twice_alike(program, json!([858, true, true, 1])).await;
 }
 
 #[tokio::test]

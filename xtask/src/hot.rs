@@ -45,18 +45,8 @@ pub struct Report {
 /// `component` with its largest core module (QuickJS's) exporting the
 /// functions named in `list` (one name per line; `#` starts a comment).
 pub fn export_hot(component: &[u8], list: &str) -> anyhow::Result<(Vec<u8>, Report)> {
-    ensure!(
-        component.get(..8) == Some(COMPONENT_HEADER),
-        "the guest is not a component"
-    );
-    let sections = sections(component, 8)?;
-    let (at, main) = sections
-        .iter()
-        .enumerate()
-        .filter(|(_, section)| section.id == COMPONENT_CORE_MODULE)
-        .max_by_key(|(_, section)| section.body.len())
-        .context("the guest component holds no core module")?;
-    let module = &component[main.body.clone()];
+    let (sections, at) = main_module(component)?;
+    let module = &component[sections[at].body.clone()];
     let (rewritten, report) = module_exporting(module, list)?;
     let mut out = component[..8].to_vec();
     for (i, section) in sections.iter().enumerate() {
@@ -67,6 +57,21 @@ pub fn export_hot(component: &[u8], list: &str) -> anyhow::Result<(Vec<u8>, Repo
         }
     }
     Ok((out, report))
+}
+
+/// `component`'s sections, and which of them is its largest core module
+/// (QuickJS's).
+fn main_module(component: &[u8]) -> anyhow::Result<(Vec<Section>, usize)> {
+    ensure!(
+        component.get(..8) == Some(COMPONENT_HEADER),
+        "the guest is not a component"
+    );
+    let sections = sections(component, 8)?;
+    let at = (0..sections.len())
+        .filter(|&i| sections[i].id == COMPONENT_CORE_MODULE)
+        .max_by_key(|&i| sections[i].body.len())
+        .context("the guest component holds no core module")?;
+    Ok((sections, at))
 }
 
 fn module_exporting(module: &[u8], list: &str) -> anyhow::Result<(Vec<u8>, Report)> {
@@ -162,14 +167,6 @@ fn function_names<'a>(
     module: &'a [u8],
     sections: &[Section],
 ) -> anyhow::Result<std::collections::HashMap<&'a str, u64>> {
-    let imports = sections
-        .iter()
-        .filter(|section| section.id == IMPORT_SECTION)
-        .count();
-    ensure!(
-        imports <= 1,
-        "the guest's core module has two import sections"
-    );
     let mut names = std::collections::HashMap::new();
     for section in sections
         .iter()
@@ -182,11 +179,7 @@ fn function_names<'a>(
         }
         while at < body.len() {
             let id = body[at];
-            let (size, start) = leb(body, at + 1)?;
-            let end = start
-                .checked_add(usize::try_from(size)?)
-                .filter(|&end| end <= body.len())
-                .context("a name subsection runs past its section")?;
+            let (start, end) = sized(body, at + 1, "a name subsection")?;
             if id == FUNCTION_NAMES {
                 let (count, mut next) = leb(body, start)?;
                 for _ in 0..count {
@@ -218,11 +211,7 @@ fn sections(bytes: &[u8], from: usize) -> anyhow::Result<Vec<Section>> {
     let mut at = from;
     while at < bytes.len() {
         let id = bytes[at];
-        let (size, start) = leb(bytes, at + 1)?;
-        let end = start
-            .checked_add(usize::try_from(size)?)
-            .filter(|&end| end <= bytes.len())
-            .context("a section runs past the end of the binary")?;
+        let (start, end) = sized(bytes, at + 1, "a section")?;
         out.push(Section {
             id,
             body: start..end,
@@ -249,12 +238,19 @@ fn leb(bytes: &[u8], mut at: usize) -> anyhow::Result<(u64, usize)> {
 
 /// A length-prefixed UTF-8 name at `at`, and where it ends.
 fn name(bytes: &[u8], at: usize) -> anyhow::Result<(&str, usize)> {
+    let (start, end) = sized(bytes, at, "a name")?;
+    Ok((std::str::from_utf8(&bytes[start..end])?, end))
+}
+
+/// The bytes a LEB128 length at `at` announces: where they start and end,
+/// checked to lie within `bytes` (`what` names them in the error).
+fn sized(bytes: &[u8], at: usize, what: &str) -> anyhow::Result<(usize, usize)> {
     let (len, start) = leb(bytes, at)?;
     let end = start
         .checked_add(usize::try_from(len)?)
         .filter(|&end| end <= bytes.len())
-        .context("a name runs past the end")?;
-    Ok((std::str::from_utf8(&bytes[start..end])?, end))
+        .with_context(|| format!("{what} runs past the end of its bytes"))?;
+    Ok((start, end))
 }
 
 fn push_leb(out: &mut Vec<u8>, mut value: u64) {
@@ -282,17 +278,8 @@ fn push_section(out: &mut Vec<u8>, id: u8, body: &[u8]) {
 /// none, and `examples/hot_functions.rs` checks the order it reads
 /// against the exports a run does and does not call.)
 pub fn escaped_names(component: &[u8]) -> anyhow::Result<Vec<String>> {
-    ensure!(
-        component.get(..8) == Some(COMPONENT_HEADER),
-        "the guest is not a component"
-    );
-    let sections = sections(component, 8)?;
-    let main = sections
-        .iter()
-        .filter(|section| section.id == COMPONENT_CORE_MODULE)
-        .max_by_key(|section| section.body.len())
-        .context("the guest component holds no core module")?;
-    let module = &component[main.body.clone()];
+    let (sections, at) = main_module(component)?;
+    let module = &component[sections[at].body.clone()];
     let sections = self::sections(module, 8)?;
     let by_index: std::collections::HashMap<u64, &str> = function_names(module, &sections)?
         .into_iter()
@@ -403,132 +390,4 @@ fn offset(bytes: &[u8], at: usize) -> anyhow::Result<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn committed() -> Vec<u8> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../coderun-guest/coderun-guest.wasm"
-        );
-        std::fs::read(path).expect("the committed guest")
-    }
-
-    fn listed() -> Vec<String> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../",
-            "guest-js-engine/hot-functions.txt"
-        );
-        std::fs::read_to_string(path)
-            .expect("the hot list")
-            .lines()
-            .map(|line| line.split('#').next().unwrap_or_default().trim().to_owned())
-            .filter(|line| !line.is_empty())
-            .collect()
-    }
-
-    /// In the committed guest, the listed functions are named, in the list's
-    /// order, right after the imports and the component's own exports.
-    #[test]
-    fn the_committed_guest_names_its_hot_functions_before_the_table() {
-        let names = escaped_names(&committed()).expect("the escape order");
-        let listed = listed();
-        assert!(listed.len() >= 10, "a list of {} functions", listed.len());
-        let first = names
-            .iter()
-            .position(|name| listed.contains(name))
-            .expect("a listed function");
-        assert_eq!(names[first..first + listed.len()], listed[..]);
-        assert!(
-            first < 40,
-            "{first} functions named before the hot ones: {:?}",
-            &names[..first]
-        );
-    }
-
-    #[test]
-    fn exporting_the_list_again_changes_nothing_and_names_what_is_missing() {
-        let guest = committed();
-        let list = format!(
-            "# a comment\n{}\nno_such_function # gone\n",
-            listed().join("\n")
-        );
-        let (bytes, report) = export_hot(&guest, &list).expect("exported");
-        assert_eq!(report.exported, 0);
-        assert_eq!(report.missing, ["no_such_function"]);
-        assert!(bytes == guest, "the component changed");
-    }
-
-    #[test]
-    fn functions_added_to_the_list_are_named_next_in_its_order() {
-        let guest = committed();
-        let names = escaped_names(&guest).expect("the escape order");
-        // The table's last two functions: named last until exported.
-        let extra = [&names[names.len() - 1], &names[names.len() - 2]];
-        let list = format!("{}\n{}\n", extra[0], extra[1]);
-        let (bytes, report) = export_hot(&guest, &list).expect("exported");
-        assert_eq!(report.exported, 2);
-        let after = escaped_names(&bytes).expect("the escape order");
-        assert_eq!(after.len(), names.len());
-        let at = after
-            .iter()
-            .position(|name| name == extra[0])
-            .expect("exported");
-        assert_eq!(after[at + 1], *extra[1]);
-        let listed = listed();
-        assert_eq!(after[at - 1], *listed.last().expect("a list"));
-    }
-
-    #[test]
-    fn a_rust_name_whose_hash_moved_is_found_by_the_rest() {
-        let guest = committed();
-        let sections = sections(&guest, 8).expect("sections");
-        let main = sections
-            .iter()
-            .filter(|section| section.id == COMPONENT_CORE_MODULE)
-            .max_by_key(|section| section.body.len())
-            .expect("a core module");
-        let module = &guest[main.body.clone()];
-        let all =
-            function_names(module, &self::sections(module, 8).expect("sections")).expect("names");
-        let stems: Vec<&str> = all.keys().filter_map(|name| without_hash(name)).collect();
-        let listed = listed();
-        // A Rust function of the table, not listed, the only one of its
-        // name without the hash.
-        let names = escaped_names(&guest).expect("the escape order");
-        let name = names
-            .iter()
-            .rev()
-            .find(|name| {
-                !listed.contains(name)
-                    && without_hash(name)
-                        .is_some_and(|stem| stems.iter().filter(|s| **s == stem).count() == 1)
-            })
-            .expect("such a function");
-        let moved = format!(
-            "{}17h0123456789abcdefE",
-            without_hash(name).expect("a stem")
-        );
-        let (_, report) = export_hot(&guest, &moved).expect("exported");
-        assert_eq!(report.exported, 1, "{moved}");
-        assert!(report.missing.is_empty());
-        assert_eq!(without_hash("js_call_c_function"), None);
-        assert_eq!(without_hash("_ZN3foo17hnothexdigitsnoE"), None);
-    }
-
-    #[test]
-    fn a_malformed_binary_is_an_error() {
-        let guest = committed();
-        for bytes in [
-            &b""[..],
-            b"\0asm\x01\x00\x00\x00",
-            b"\0asm\x0d\x00\x01\x00",
-            b"\0asm\x0d\x00\x01\x00\x01\xff\xff\xff\xff\x0f",
-            &guest[..guest.len() / 2],
-        ] {
-            assert!(export_hot(bytes, "js_call_c_function").is_err());
-            assert!(escaped_names(bytes).is_err());
-        }
-    }
-}
+mod tests;
