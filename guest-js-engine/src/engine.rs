@@ -198,6 +198,12 @@ pub fn initialize() {
             })
             .unwrap_or_else(|error| panic!("the prelude gave no `custom` symbol: {error}"));
         crate::alloc::seal();
+        // Then what every run writes of the snapshot moves to the start
+        // of the reserve, ahead of the run's own allocations (the patch).
+        context.with(|ctx| {
+            // SAFETY: the context is alive and not running JavaScript.
+            unsafe { JS_CoderunSealLayout(ctx.as_raw().as_ptr()) }
+        });
         *cell.borrow_mut() = Some(Engine {
             runtime,
             context,
@@ -245,6 +251,7 @@ const GC_HEADROOM: usize = 1 << 20;
 
 unsafe extern "C" {
     fn JS_CoderunSealArenas(rt: *mut rquickjs::qjs::JSRuntime);
+    fn JS_CoderunSealLayout(ctx: *mut rquickjs::qjs::JSContext);
     fn JS_CoderunStripSource(rt: *mut rquickjs::qjs::JSRuntime, strip: bool);
     fn JS_CoderunSetTimezoneOffset(offset: extern "C" fn(i64) -> std::ffi::c_int);
 }

@@ -143,6 +143,31 @@ async fn a_runs_atoms_are_hashed_found_and_freed_in_a_table_of_its_own() {
     returns_twice_alike(program, json!([858, true, true, 1])).await;
 }
 
+/// The blocks of the snapshot every run writes (the atom array, the
+/// global object's shape and slots) move ahead of the run's own memory when
+/// the snapshot is sealed (the QuickJS patch): a run's new names take the
+/// atom slots left on the array's last page, then the others, then grow the
+/// array; its globals extend the moved shape and slots past their room;
+/// and the next run starts from the snapshot as it was.
+#[tokio::test]
+async fn a_runs_names_and_globals_extend_the_blocks_moved_at_the_seal() {
+    let program = r#"
+        const counts = [10, 40, 1500, 5000].map(n => {
+            const bag = {};
+            for (let i = 0; i < n; i++) bag[`n${n}_${i}`] = i;
+            return Object.keys(bag).length;
+        });
+        for (let i = 0; i < 300; i++) globalThis['moved' + i] = i;
+        (0, eval)('var movedVar = 7;');
+        const seen = (0, eval)('movedVar + moved8');
+        delete globalThis.moved5;
+        return [counts, seen, globalThis.moved299, 'moved5' in globalThis,
+                Object.keys(globalThis).filter(k => k.startsWith('moved')).length];
+    "#;
+    let expected = json!([[10, 40, 1500, 5000], 15, 299, false, 300]);
+    returns_twice_alike(program, expected).await;
+}
+
 #[tokio::test]
 async fn math_random_differs_between_runs() {
     let mut seen = HashSet::new();
