@@ -57,23 +57,89 @@ impl<T> Shared<T> {
     }
 }
 
-/// The allocator's state, in one static so that it shares as few pages as
-/// possible (a run writes it on every allocation): whether the seal has
-/// run, the second heap, and the ranges it grew.
-struct State {
-    sealed: Shared<bool>,
+/// The statics every run writes, on one page of their own, so that a run
+/// copies one page of the guest's statics rather than one per place the
+/// linker put each (W4, memory per parked run): the allocator's state,
+/// the engine's (`engine.rs`), and QuickJS's runtime struct, which lives
+/// here rather than on the snapshot's heap.
+#[repr(C, align(4096))]
+pub(crate) struct Hot {
+    /// The allocator's state: the second heap, whether the seal has run,
+    /// and the ranges the heap grew (read, and written only when it grows).
     heap: Shared<Dlmalloc<FreshPages>>,
+    sealed: Shared<bool>,
+    /// Whether QuickJS's next allocation is its runtime struct
+    /// ([`runtime_next`]), and whether the struct took `runtime`.
+    runtime_next: Shared<bool>,
+    runtime_taken: Shared<bool>,
+    /// The block QuickJS's runtime struct is allocated in, never freed
+    /// while the guest lives. Only ever reached through raw pointers,
+    /// since QuickJS holds one into it.
+    runtime: Shared<[u64; RUNTIME_SLOT / 8]>,
+    pub(crate) engine: crate::engine::State,
     ranges: Shared<Ranges>,
 }
 
-static STATE: State = State {
-    sealed: Shared(UnsafeCell::new(false)),
+// SAFETY: wasm32-wasip2 guests are single-threaded.
+unsafe impl Sync for Hot {}
+
+const _: () = assert!(
+    size_of::<Hot>() <= 4096,
+    "the statics every run writes no longer fit on one page"
+);
+
+pub(crate) static HOT: Hot = Hot {
     heap: Shared(UnsafeCell::new(Dlmalloc::new_with_allocator(FreshPages))),
+    sealed: Shared(UnsafeCell::new(false)),
+    runtime_next: Shared(UnsafeCell::new(false)),
+    runtime_taken: Shared(UnsafeCell::new(false)),
+    runtime: Shared(UnsafeCell::new([0; RUNTIME_SLOT / 8])),
+    engine: crate::engine::State::new(),
     ranges: Shared(UnsafeCell::new(Ranges {
         ranges: [(0, 0); MAX_RANGES],
         count: 0,
     })),
 };
+
+/// Room for QuickJS's runtime struct (1,360 bytes in this QuickJS) and
+/// the allocator's header before it.
+const RUNTIME_SLOT: usize = 1536;
+
+/// QuickJS's next allocation, the runtime struct `JS_NewRuntime` makes
+/// first, is to be served from [`Hot`]'s slot. Call it just before making
+/// the runtime, and [`runtime_placed`] after.
+pub fn runtime_next() {
+    // SAFETY: a write of a flag, one thread.
+    unsafe { *HOT.runtime_next.get() = true }
+}
+
+/// Whether QuickJS's runtime struct took [`Hot`]'s slot (false when it
+/// did not fit, and went to the heap).
+pub fn runtime_placed() -> bool {
+    // SAFETY: a copy out, one thread.
+    unsafe { *HOT.runtime_taken.get() }
+}
+
+/// The runtime slot's block.
+fn runtime_block() -> *mut u8 {
+    HOT.runtime.0.get().cast()
+}
+
+/// The slot, for QuickJS's allocation of `size` bytes (its header
+/// included) when the slot is expected and free and the size fits.
+fn runtime_slot(size: usize) -> Option<*mut u8> {
+    // SAFETY: one thread; the references end with each statement.
+    unsafe {
+        if !std::mem::replace(HOT.runtime_next.get(), false)
+            || *HOT.runtime_taken.get()
+            || size > RUNTIME_SLOT
+        {
+            return None;
+        }
+        *HOT.runtime_taken.get() = true;
+    }
+    Some(runtime_block())
+}
 
 /// The memory the second heap takes when it is sealed, so that a run
 /// allocates from it without growing memory (growth, and the reset of
@@ -88,24 +154,24 @@ pub fn seal() {
     // SAFETY: one thread, no allocation in progress; a block taken and
     // given back at once leaves the reserve as the heap's free top.
     unsafe {
-        let heap = STATE.heap.get();
+        let heap = HOT.heap.get();
         let size = RESERVE - WASM_PAGE;
         let block = heap.malloc(size, 16);
         if !block.is_null() {
             heap.free(block, size, 16);
         }
-        *STATE.sealed.get() = true;
+        *HOT.sealed.get() = true;
     }
 }
 
 fn sealed() -> bool {
     // SAFETY: a copy out, one thread.
-    unsafe { *STATE.sealed.get() }
+    unsafe { *HOT.sealed.get() }
 }
 
 fn owned(ptr: *mut u8) -> bool {
     // SAFETY: read while no allocation is in progress on the one thread.
-    unsafe { STATE.ranges.get() }.owns(ptr)
+    unsafe { HOT.ranges.get() }.owns(ptr)
 }
 
 struct Ranges {
@@ -152,7 +218,7 @@ unsafe impl dlmalloc::Allocator for FreshPages {
         let len = pages * WASM_PAGE;
         // SAFETY: called by the heap, on the one thread; only the heap
         // (not the ranges) is borrowed around this call.
-        if !unsafe { STATE.ranges.get() }.record(start, len) {
+        if !unsafe { HOT.ranges.get() }.record(start, len) {
             return (ptr::null_mut(), 0, 0);
         }
         (start as *mut u8, len, 0)
@@ -194,7 +260,7 @@ struct RustAllocator;
 unsafe impl GlobalAlloc for RustAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if sealed() {
-            unsafe { STATE.heap.get().malloc(layout.size(), layout.align()) }
+            unsafe { HOT.heap.get().malloc(layout.size(), layout.align()) }
         } else {
             unsafe { System.alloc(layout) }
         }
@@ -202,7 +268,7 @@ unsafe impl GlobalAlloc for RustAllocator {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if sealed() {
-            unsafe { STATE.heap.get().calloc(layout.size(), layout.align()) }
+            unsafe { HOT.heap.get().calloc(layout.size(), layout.align()) }
         } else {
             unsafe { System.alloc_zeroed(layout) }
         }
@@ -210,7 +276,7 @@ unsafe impl GlobalAlloc for RustAllocator {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if sealed() && owned(ptr) {
-            unsafe { STATE.heap.get().free(ptr, layout.size(), layout.align()) }
+            unsafe { HOT.heap.get().free(ptr, layout.size(), layout.align()) }
         } else {
             unsafe { System.dealloc(ptr, layout) }
         }
@@ -222,14 +288,14 @@ unsafe impl GlobalAlloc for RustAllocator {
         }
         if owned(ptr) {
             return unsafe {
-                STATE
+                HOT
                     .heap
                     .get()
                     .realloc(ptr, layout.size(), layout.align(), new_size)
             };
         }
         // A block from before the seal moves to the second heap.
-        let moved = unsafe { STATE.heap.get().malloc(new_size, layout.align()) };
+        let moved = unsafe { HOT.heap.get().malloc(new_size, layout.align()) };
         if !moved.is_null() {
             unsafe {
                 ptr::copy_nonoverlapping(ptr, moved, layout.size().min(new_size));
@@ -257,11 +323,13 @@ impl QuickJsAllocator {
         let Some(layout) = layout(size) else {
             return ptr::null_mut();
         };
-        // SAFETY: a non-zero layout; one thread.
+        // SAFETY: a non-zero layout; one thread. The runtime's slot is
+        // zero, as it has never been handed out.
         let base = unsafe {
             match (sealed(), zeroed) {
-                (true, false) => STATE.heap.get().malloc(layout.size(), layout.align()),
-                (true, true) => STATE.heap.get().calloc(layout.size(), layout.align()),
+                (false, _) if let Some(slot) = runtime_slot(layout.size()) => slot,
+                (true, false) => HOT.heap.get().malloc(layout.size(), layout.align()),
+                (true, true) => HOT.heap.get().calloc(layout.size(), layout.align()),
                 (false, false) => System.alloc(layout),
                 (false, true) => System.alloc_zeroed(layout),
             }
@@ -296,8 +364,10 @@ unsafe impl rquickjs::allocator::Allocator for QuickJsAllocator {
             let base = ptr.sub(HEADER);
             let size = base.cast::<usize>().read();
             let layout = Layout::from_size_align_unchecked(size + HEADER, HEADER);
-            if sealed() && owned(base) {
-                STATE.heap.get().free(base, layout.size(), layout.align());
+            if ptr::eq(base, runtime_block()) {
+                // The runtime's slot is the guest's for good.
+            } else if sealed() && owned(base) {
+                HOT.heap.get().free(base, layout.size(), layout.align());
             } else {
                 System.dealloc(base, layout);
             }
@@ -313,16 +383,23 @@ unsafe impl rquickjs::allocator::Allocator for QuickJsAllocator {
             let base = ptr.sub(HEADER);
             let size = base.cast::<usize>().read();
             let old = Layout::from_size_align_unchecked(size + HEADER, HEADER);
-            let moved = if !sealed() {
+            let moved = if ptr::eq(base, runtime_block()) {
+                // Not what QuickJS does with its runtime; a copy if it did.
+                let moved = Self::allocate(new_size, false);
+                if !moved.is_null() {
+                    ptr::copy_nonoverlapping(ptr, moved, size.min(new_size));
+                }
+                return moved;
+            } else if !sealed() {
                 System.realloc(base, old, new_layout.size())
             } else if owned(base) {
-                STATE
+                HOT
                     .heap
                     .get()
                     .realloc(base, old.size(), HEADER, new_layout.size())
             } else {
                 // A block from before the seal moves to the second heap.
-                let moved = STATE.heap.get().malloc(new_layout.size(), HEADER);
+                let moved = HOT.heap.get().malloc(new_layout.size(), HEADER);
                 if !moved.is_null() {
                     ptr::copy_nonoverlapping(base, moved, old.size().min(new_layout.size()));
                     System.dealloc(base, old);

@@ -15,6 +15,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -69,14 +70,14 @@ struct Engine {
 /// natives the program calls into read and write while it runs. One value,
 /// with a cell per part: the engine is borrowed for the whole run, while the
 /// natives it calls reach the other parts.
-struct State {
+pub(crate) struct State {
     engine: RefCell<Option<Engine>>,
     /// xorshift64* state behind `Math.random`, reseeded by every run.
     random: Cell<u64>,
     /// The resolving functions of every binding call started and not yet
     /// settled, by call id. Kept on the Rust side, where no program can
     /// reach or patch them.
-    pending: RefCell<HashMap<u64, Resolvers>>,
+    pending: RefCell<HashMap<u64, Resolvers, BuildHasherDefault<DefaultHasher>>>,
     /// Calls the host settled in `start-call`, in the order it handed them
     /// over: each is given to the program where the event loop would next
     /// call `wait-settled`. Their resolvers are still in `pending`.
@@ -95,16 +96,25 @@ struct State {
     labels: RefCell<Vec<(u32, u32, Rc<str>)>>,
 }
 
-thread_local! {
-    static STATE: State = State {
-        engine: RefCell::new(None),
-        random: Cell::new(0x9E37_79B9_7F4A_7C15),
-        pending: RefCell::new(HashMap::new()),
-        ready: RefCell::new(VecDeque::new()),
-        timers: Cell::new(false),
-        started: Cell::new(None),
-        labels: RefCell::new(Vec::new()),
-    };
+impl State {
+    /// The state before `initialize`, in a static of `alloc.rs`'s, on the
+    /// page of statics every run writes.
+    pub(crate) const fn new() -> Self {
+        Self {
+            engine: RefCell::new(None),
+            random: Cell::new(0x9E37_79B9_7F4A_7C15),
+            pending: RefCell::new(HashMap::with_hasher(BuildHasherDefault::new())),
+            ready: RefCell::new(VecDeque::new()),
+            timers: Cell::new(false),
+            started: Cell::new(None),
+            labels: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+/// Calls `f` with the guest's state.
+fn with_state<R>(f: impl FnOnce(&State) -> R) -> R {
+    f(&crate::alloc::HOT.engine)
 }
 
 /// The `resolve` and `reject` functions of a binding call's promise.
@@ -117,13 +127,20 @@ struct Resolvers {
 
 /// Creates the runtime and context once; later calls do nothing.
 pub fn initialize() {
-    STATE.with(|state| {
+    with_state(|state| {
         let cell = &state.engine;
         if cell.borrow().is_some() {
             return;
         }
+        // QuickJS's runtime struct goes on the page of statics every run
+        // writes (alloc.rs).
+        crate::alloc::runtime_next();
         let runtime = Runtime::new_with_alloc(crate::alloc::QuickJsAllocator)
             .expect("QuickJS runtime creation failed");
+        assert!(
+            crate::alloc::runtime_placed(),
+            "QuickJS's runtime struct no longer fits its slot in alloc.rs"
+        );
         runtime.set_max_stack_size(MAX_STACK_BYTES);
         let context = Context::full(&runtime).expect("QuickJS context creation failed");
         // The platform's code keeps no source text in the snapshot (the
@@ -218,7 +235,7 @@ pub fn initialize() {
 /// checks the intrinsic prototypes for; `None` before the prelude exists
 /// (while the snapshot is made).
 pub fn inspect_custom<'js>(ctx: &Ctx<'js>) -> Option<Value<'js>> {
-    let custom = STATE.with(|state| {
+    let custom = with_state(|state| {
         state
             .engine
             .borrow()
@@ -231,7 +248,7 @@ pub fn inspect_custom<'js>(ctx: &Ctx<'js>) -> Option<Value<'js>> {
 /// [`inspect_custom`] as QuickJS's own value, borrowed (the engine holds
 /// it for its life).
 pub fn inspect_custom_raw() -> Option<rquickjs::qjs::JSValue> {
-    STATE.with(|state| {
+    with_state(|state| {
         state
             .engine
             .borrow()
@@ -259,7 +276,7 @@ unsafe extern "C" {
 /// Runs one program to its outcome.
 pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome {
     initialize();
-    STATE.with(|state| {
+    with_state(|state| {
         // Zero is xorshift's fixed point.
         state.random.set(settings.random_seed | 1);
         if let Err(message) = crate::web::intl_zones::set_local_zone(settings.time_zone.as_deref())
@@ -279,8 +296,9 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
         // and nothing a run calls takes the lock, which is all it guards.
         let context = engine.context.as_raw();
         // SAFETY: the runtime and context live as long as the instance
-        // (`STATE`), no JavaScript is running, and the `Ctx` made here is
-        // the only handle used until it is dropped at the end of the run.
+        // (in the guest's state), no JavaScript is running, and the `Ctx`
+        // made here is the only handle used until it is dropped at the end
+        // of the run.
         unsafe {
             // Run `run` once per instance; the stack top is where it starts.
             rquickjs::qjs::JS_SetMaxStackSize(
@@ -355,7 +373,7 @@ fn run_in<'js>(
             PromiseState::Pending => {}
         }
         // One timer at a time: the jobs its callback queues run first.
-        let next_timer = if STATE.with(|state| state.timers.get()) {
+        let next_timer = if with_state(|state| state.timers.get()) {
             match fire_timer.call::<_, f64>(()) {
                 Ok(next) => next,
                 Err(error) => return thrown(ctx, &internals, error),
@@ -367,13 +385,13 @@ fn run_in<'js>(
             continue;
         }
         if next_timer < 0.0 {
-            STATE.with(|state| state.timers.set(false));
+            with_state(|state| state.timers.set(false));
         }
         let timeout = (next_timer > 0.0).then(|| next_timer.ceil() as u64);
-        let settled = match STATE.with(|state| state.ready.borrow_mut().pop_front()) {
+        let settled = match with_state(|state| state.ready.borrow_mut().pop_front()) {
             Some(settled) => Some(settled),
             None => {
-                if timeout.is_none() && STATE.with(|state| state.pending.borrow().is_empty()) {
+                if timeout.is_none() && with_state(|state| state.pending.borrow().is_empty()) {
                     return Outcome::Stalled;
                 }
                 // `None`: the timeout passed first, and a timer is due.
@@ -397,7 +415,7 @@ fn settle<'js>(
     internals: &Object<'js>,
     settled: host::SettledCall,
 ) -> rquickjs::Result<()> {
-    let Some(resolvers) = STATE.with(|state| state.pending.borrow_mut().remove(&settled.id)) else {
+    let Some(resolvers) = with_state(|state| state.pending.borrow_mut().remove(&settled.id)) else {
         return Ok(());
     };
     let rejection = match settled.outcome {

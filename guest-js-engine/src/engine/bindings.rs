@@ -9,7 +9,7 @@ use rquickjs::function::Opt;
 use rquickjs::object::Property;
 use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs};
 
-use super::{Resolvers, STATE};
+use super::{Resolvers, with_state};
 use crate::cfunction::{self, Attributes, Call};
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::Namespace;
@@ -33,7 +33,7 @@ pub(super) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     bindings: &[Namespace],
 ) -> rquickjs::Result<()> {
-    STATE.with(|state| {
+    with_state(|state| {
         *state.labels.borrow_mut() = bindings
             .iter()
             .enumerate()
@@ -113,7 +113,7 @@ unsafe extern "C" fn binding_entry(
         (ctx, arg)
     };
     let place = usize::try_from(magic).unwrap_or(usize::MAX);
-    let Some((ns, index, label)) = STATE.with(|state| state.labels.borrow().get(place).cloned())
+    let Some((ns, index, label)) = with_state(|state| state.labels.borrow().get(place).cloned())
     else {
         let _ = Exception::throw_internal(&ctx, "a binding the run does not have was called");
         return qjs::JS_EXCEPTION;
@@ -146,8 +146,7 @@ pub(super) fn call_binding<'js>(
     label: &str,
     arg: Option<Value<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
-    let internals = STATE
-        .with(|state| {
+    let internals = with_state(|state| {
             state
                 .engine
                 .borrow()
@@ -207,7 +206,7 @@ pub(super) fn start<'js>(
     // The promise first: once the host has the call, nothing may fail
     // before its resolvers are recorded.
     let (promise, resolve, reject) = ctx.promise()?;
-    let held = STATE.with(|state| state.ready.borrow().len());
+    let held = with_state(|state| state.ready.borrow().len());
     let held = u32::try_from(held).unwrap_or(u32::MAX);
     match begin(held) {
         Ok(host::StartedCall { id, settled }) => {
@@ -216,7 +215,7 @@ pub(super) fn start<'js>(
                 reject: Persistent::save(&ctx, reject),
                 fetch,
             };
-            STATE.with(|state| {
+            with_state(|state| {
                 state.pending.borrow_mut().insert(id, resolvers);
                 if let Some(outcome) = settled {
                     let settled = host::SettledCall { id, outcome };

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use rquickjs::{ArrayBuffer, Ctx, Exception};
 
-use super::STATE;
+use super::with_state;
 use crate::coderun::sandbox::host::{self, LogLevel};
 
 pub(super) fn host_log(level: u32, line: String) {
@@ -21,11 +21,11 @@ pub(super) fn host_log(level: u32, line: String) {
 
 /// The prelude set a timer: the event loop asks it for due timers again.
 pub(super) fn timer_set() {
-    STATE.with(|state| state.timers.set(true));
+    with_state(|state| state.timers.set(true));
 }
 
 pub(super) fn random() -> f64 {
-    STATE.with(|state| {
+    with_state(|state| {
         let mut x = state.random.get();
         x ^= x >> 12;
         x ^= x << 25;
@@ -40,7 +40,7 @@ pub(super) fn random() -> f64 {
 /// monotonic clock (QuickJS's own measures from when the snapshot was
 /// taken, on another machine).
 pub(super) fn now() -> f64 {
-    STATE.with(|state| {
+    with_state(|state| {
         state
             .started
             .get()
@@ -51,7 +51,7 @@ pub(super) fn now() -> f64 {
 /// `performance.timeOrigin`: the wall-clock time the run started, in
 /// milliseconds since the Unix epoch.
 pub(super) fn time_origin() -> f64 {
-    STATE.with(|state| state.started.get().map_or(0.0, |(_, origin)| origin))
+    with_state(|state| state.started.get().map_or(0.0, |(_, origin)| origin))
 }
 
 /// `crypto.getRandomValues`: `length` bytes (at most 64 KiB, checked by

@@ -5,7 +5,7 @@
 
 use rquickjs::{Ctx, Value, qjs};
 
-use super::{MAX_STACK_BYTES, STATE, initialize, render_thrown};
+use super::{MAX_STACK_BYTES, initialize, render_thrown, with_state};
 
 /// The file name a preamble is compiled under: stack traces show it.
 const PREAMBLE_NAME: &std::ffi::CStr = c"preamble.js";
@@ -17,7 +17,7 @@ pub fn compile_preamble(source: &str) -> Result<Vec<u8>, String> {
     // QuickJS reads its input up to a terminating NUL.
     let input = std::ffi::CString::new(source)
         .map_err(|e| format!("it holds a NUL byte at byte {}", e.nul_position()))?;
-    STATE.with(|state| {
+    with_state(|state| {
         let engine = state.engine.borrow();
         let Some(engine) = engine.as_ref() else {
             return Err("the engine is not initialised".to_owned());
