@@ -113,11 +113,10 @@ pub fn runtime_next() {
     unsafe { *HOT.runtime_next.get() = true }
 }
 
-/// Whether QuickJS's runtime struct took [`Hot`]'s slot (false when it
-/// did not fit, and went to the heap).
-pub fn runtime_placed() -> bool {
-    // SAFETY: a copy out, one thread.
-    unsafe { *HOT.runtime_taken.get() }
+/// Whether `runtime`, QuickJS's runtime struct, is in [`Hot`]'s slot
+/// (false when it did not fit, and went to the heap).
+pub fn runtime_placed(runtime: *const u8) -> bool {
+    ptr::eq(runtime, runtime_block().wrapping_add(HEADER))
 }
 
 /// The runtime slot's block.

@@ -137,19 +137,19 @@ pub fn initialize() {
         crate::alloc::runtime_next();
         let runtime = Runtime::new_with_alloc(crate::alloc::QuickJsAllocator)
             .expect("QuickJS runtime creation failed");
-        assert!(
-            crate::alloc::runtime_placed(),
-            "QuickJS's runtime struct no longer fits its slot in alloc.rs"
-        );
         runtime.set_max_stack_size(MAX_STACK_BYTES);
         let context = Context::full(&runtime).expect("QuickJS context creation failed");
-        // The platform's code keeps no source text in the snapshot (the
-        // project's QuickJS patch): its functions print as native ones.
         context.with(|ctx| {
             // SAFETY: the runtime is alive and not running JavaScript.
-            unsafe {
-                JS_CoderunStripSource(rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()), true)
-            }
+            let rt = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+            assert!(
+                crate::alloc::runtime_placed(rt.cast()),
+                "QuickJS's runtime struct is not in its slot in alloc.rs (did it outgrow it?)"
+            );
+            // The platform's code keeps no source text in the snapshot (the
+            // project's QuickJS patch): its functions print as native ones.
+            // SAFETY: as above.
+            unsafe { JS_CoderunStripSource(rt, true) }
         });
         let internals = context
             .with(|ctx| -> rquickjs::Result<_> {
