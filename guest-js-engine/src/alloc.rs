@@ -287,8 +287,7 @@ unsafe impl GlobalAlloc for RustAllocator {
         }
         if owned(ptr) {
             return unsafe {
-                HOT
-                    .heap
+                HOT.heap
                     .get()
                     .realloc(ptr, layout.size(), layout.align(), new_size)
             };
@@ -392,8 +391,7 @@ unsafe impl rquickjs::allocator::Allocator for QuickJsAllocator {
             } else if !sealed() {
                 System.realloc(base, old, new_layout.size())
             } else if owned(base) {
-                HOT
-                    .heap
+                HOT.heap
                     .get()
                     .realloc(base, old.size(), HEADER, new_layout.size())
             } else {

@@ -147,14 +147,14 @@ pub(super) fn call_binding<'js>(
     arg: Option<Value<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
     let internals = with_state(|state| {
-            state
-                .engine
-                .borrow()
-                .as_ref()
-                .map(|engine| engine.internals.clone())
-        })
-        .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?
-        .restore(ctx)?;
+        state
+            .engine
+            .borrow()
+            .as_ref()
+            .map(|engine| engine.internals.clone())
+    })
+    .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?
+    .restore(ctx)?;
     let arg = arg.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
     let json = if arg.is_undefined() {
         Some("null".to_owned())
