@@ -31,12 +31,14 @@ mod fetch;
 mod natives;
 mod outcome;
 mod preamble;
+mod program;
 
 use bindings::{host_call, install_bindings};
 use natives::*;
 use outcome::*;
 pub use preamble::compile_preamble;
 use preamble::run_preamble;
+use program::eval_program;
 
 const PRELUDE: &str = include_str!("prelude.js");
 
@@ -309,52 +311,6 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
             run_in(&ctx, engine.internals.clone(), source, bindings, settings)
         }
     })
-}
-
-/// The host's wrapper around a program: the script is the program's
-/// function, `(async function () {…})` (`runtime-host/src/transform.rs`).
-const WRAPPER: (&str, &str) = ("(async function () {", "\n})");
-
-/// `JS_EVAL_FLAG_CODERUN_FUNCTION`, the project's QuickJS flag that parses
-/// a script in the wrapper's shape as that one function expression (see
-/// `js_parse_program` in the patch), rather than through the expression
-/// grammar, a frame per level, below which the whole program was parsed.
-const EVAL_FUNCTION: i32 = 1 << 12;
-
-/// Evaluates the host's script, as a global script with a backtrace
-/// barrier, to the program's function. A script in the wrapper's shape
-/// is parsed with [`EVAL_FUNCTION`]; any other as any script.
-fn eval_program<'js>(
-    ctx: &Ctx<'js>,
-    source: &str,
-    filename: &str,
-) -> rquickjs::Result<Function<'js>> {
-    use rquickjs::qjs;
-
-    let mut flags = (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_BACKTRACE_BARRIER) as i32;
-    if source.starts_with(WRAPPER.0) && source.ends_with(WRAPPER.1) {
-        flags |= EVAL_FUNCTION;
-    }
-    // QuickJS reads the text up to a NUL, which must follow it.
-    let script = std::ffi::CString::new(source)?;
-    let filename = std::ffi::CString::new(filename)?;
-    // SAFETY: both strings are NUL-terminated and outlive the call; the
-    // context is alive and not running JavaScript; the value returned is
-    // owned, and handed to rquickjs, which frees it.
-    let value = unsafe {
-        let value = qjs::JS_Eval(
-            ctx.as_raw().as_ptr(),
-            script.as_ptr(),
-            source.len() as _,
-            filename.as_ptr(),
-            flags,
-        );
-        Value::from_raw(ctx.clone(), value)
-    };
-    if value.is_exception() {
-        return Err(rquickjs::Error::Exception);
-    }
-    Function::from_value(value)
 }
 
 fn run_in<'js>(
