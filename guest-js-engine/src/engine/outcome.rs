@@ -12,13 +12,28 @@ pub(super) fn encode<'js>(
     value: Value<'js>,
     settings: &Settings,
 ) -> Outcome {
+    // The run ends here, and its instance is dropped with all of its
+    // memory: freeing the returned value (a walk over everything it
+    // holds, as long again as writing it) would be work for nothing. It
+    // is kept, with the reference this function holds.
+    let outcome = encode_kept(ctx, internals, &value, settings);
+    std::mem::forget(value);
+    outcome
+}
+
+fn encode_kept<'js>(
+    ctx: &Ctx<'js>,
+    internals: &Object<'js>,
+    value: &Value<'js>,
+    settings: &Settings,
+) -> Outcome {
     let room = settings.max_value_chars;
     if value.is_undefined() {
         return Outcome::Returned(None);
     }
     // An integer, a boolean or null (most programs' answers) is its own
     // JSON and its own display: written here, without the prelude.
-    if let Some(text) = primitive_text(&value) {
+    if let Some(text) = primitive_text(value) {
         let json = text.clone();
         return Outcome::Returned(Some(ReturnedValue {
             json,
@@ -31,14 +46,14 @@ pub(super) fn encode<'js>(
     let custom = super::inspect_custom(ctx).unwrap_or_else(|| Value::new_undefined(ctx.clone()));
     // The JSON first: the display lays out the arrays of numbers it
     // noted from their text there.
-    let native_json = render::json_noting(ctx, &value, &custom);
+    let native_json = render::json_noting(ctx, value, &custom);
     let native_display = if value.is_string() {
-        render::well_formed(ctx, &value)
+        render::well_formed(ctx, value)
     } else {
         let string_width = internals.get::<_, Function>("stringWidth").ok();
         render::inspect(
             ctx,
-            &value,
+            value,
             &custom,
             &mut render::Inspect::returned(f64::from(room), string_width),
             0.0,
@@ -58,7 +73,7 @@ pub(super) fn encode<'js>(
             Some(display) => display,
             None => internals
                 .get::<_, Function>("display")?
-                .call::<_, String>((value, room))?,
+                .call::<_, String>((value.clone(), room))?,
         };
         Ok(ReturnedValue { json, display })
     });
