@@ -288,7 +288,11 @@ impl Renderer<'_, '_, '_> {
         let depth = self.walk.path.len() - 1;
         let mut output = std::mem::take(&mut self.entries[depth]);
         output.clear();
-        let span = if let Some(elements) = plain_array(self.ctx, value) {
+        // An ordinary object's shape first, as the JSON walk does.
+        let slots = plain_slots(self.ctx, value, &mut self.walk.shapes);
+        let span = if slots.is_none()
+            && let Some(elements) = plain_array(self.ctx, value)
+        {
             if elements.is_empty() {
                 return Some(self.spend_ascii("[]"));
             }
@@ -357,7 +361,7 @@ impl Renderer<'_, '_, '_> {
                 recurse,
             )
         } else {
-            let (values, from, to) = plain_slots(self.ctx, value, &mut self.walk.shapes)?;
+            let (values, from, to) = slots?;
             if from == to {
                 Some(self.spend_ascii("{}"))
             } else if recurse > self.options.depth {

@@ -127,9 +127,14 @@ pub(super) fn json_object(
     if !walk.enter(object_id(value)) {
         return false;
     }
-    let done = if let Some(elements) = plain_array(ctx, value) {
+    // An ordinary object's shape first: records hold more objects than
+    // arrays, and an array's check is the longer one.
+    let slots = plain_slots(ctx, value, &mut walk.shapes);
+    let done = if slots.is_none()
+        && let Some(elements) = plain_array(ctx, value)
+    {
         json_array(ctx, value, elements, out, walk)
-    } else if let Some((values, from, to)) = plain_slots(ctx, value, &mut walk.shapes) {
+    } else if let Some((values, from, to)) = slots {
         out.ascii("{");
         let mut ok = true;
         let mut first = true;
