@@ -48,12 +48,10 @@ impl Renderer<'_, '_, '_> {
                 newline: false,
             });
         }
-        let list = List {
-            output,
-            braces,
-            single: single.is_some(),
-            indentation: self.indentation,
-        };
+        if single.is_none() {
+            return Some(self.lines(level, output, braces, joined));
+        }
+        let list = List { output, braces };
         // The joined text is counted, then written into the room the count
         // reserved (a pointer bumped per piece: no capacity check, no call),
         // then moved over the entries' bytes.
@@ -61,13 +59,74 @@ impl Renderer<'_, '_, '_> {
         list.pieces(&mut count);
         self.write_over(level, count.bytes, |fill| list.pieces(fill));
         self.out.units += count.units;
-        self.out.newline = !list.single;
+        self.out.newline = false;
         Some(Span {
             start: level,
             end: level + count.bytes,
             units: count.units,
-            newline: !list.single,
+            newline: false,
         })
+    }
+
+    /// `reduceToSingleString`'s list of one entry a line, written over
+    /// the entries from `level` on. Each entry's text (a key, `: ` and its
+    /// value, or a value) lies in one piece, so it is copied once; the
+    /// entries lie one after the other (separated by `, ` after the
+    /// opening brace and a space when `joined`), so the text's length is
+    /// known without a pass over them.
+    fn lines(
+        &mut self,
+        level: usize,
+        output: &[Entry],
+        (open, close): (&str, &str),
+        joined: bool,
+    ) -> Span {
+        let n = output.len();
+        let indentation = self.indentation;
+        let written = self.out.buf.len() - level;
+        let entries = if joined {
+            written - (open.len() + 1) - 2 * n.saturating_sub(1)
+        } else {
+            written
+        };
+        // The opening brace; each entry after a line break (and a comma
+        // after the first) and its indentation; the closing brace on a
+        // line of its own.
+        let bytes = open.len()
+            + entries
+            + n * (1 + indentation + 2)
+            + n.saturating_sub(1)
+            + 1
+            + indentation
+            + close.len();
+        let mut units = bytes;
+        for entry in output {
+            let start = entry.key.map_or(entry.value.start, |key| key.start);
+            units -= entry.value.end - start - entry.units();
+        }
+        self.write_over(level, bytes, |fill| {
+            fill.ascii(open.as_bytes());
+            for (i, entry) in output.iter().enumerate() {
+                fill.ascii(if i > 0 { b",\n" } else { b"\n" });
+                fill.spaces(indentation + 2);
+                let start = entry.key.map_or(entry.value.start, |key| key.start);
+                fill.span(Span {
+                    start,
+                    ..entry.value
+                });
+            }
+            fill.ascii(b"\n");
+            fill.spaces(indentation);
+            fill.ascii(close.as_bytes());
+        });
+        self.out.units += units;
+        self.out.newline = true;
+        Span {
+            start: level,
+            end: level + bytes,
+            units,
+            newline: true,
+        }
     }
 
     /// Writes a list's `bytes` of laid-out text through `write`, after
@@ -300,47 +359,31 @@ impl Renderer<'_, '_, '_> {
     }
 }
 
-/// A list's entries joined as `reduceToSingleString` joins them: on one
-/// line between the braces, or each on a line of its own.
+/// A list's entries joined on one line between the braces, as
+/// `reduceToSingleString` joins them, from entries that were not written
+/// joined.
 struct List<'a> {
     output: &'a [Entry],
     braces: (&'a str, &'a str),
-    single: bool,
-    indentation: usize,
 }
 
 impl List<'_> {
     fn pieces(&self, sink: &mut impl Sink) {
         let (open, close) = self.braces;
-        let entry = |sink: &mut _, entry: &Entry| {
+        sink.ascii(open.as_bytes());
+        sink.ascii(b" ");
+        for (i, entry) in self.output.iter().enumerate() {
+            if i > 0 {
+                sink.ascii(b", ");
+            }
             if let Some(key) = entry.key {
-                Sink::span(sink, key);
-                Sink::ascii(sink, b": ");
+                sink.span(key);
+                sink.ascii(b": ");
             }
-            Sink::span(sink, entry.value);
-        };
-        if self.single {
-            sink.ascii(open.as_bytes());
-            sink.ascii(b" ");
-            for (i, item) in self.output.iter().enumerate() {
-                if i > 0 {
-                    sink.ascii(b", ");
-                }
-                entry(sink, item);
-            }
-            sink.ascii(b" ");
-            sink.ascii(close.as_bytes());
-        } else {
-            sink.ascii(open.as_bytes());
-            for (i, item) in self.output.iter().enumerate() {
-                sink.ascii(if i > 0 { b",\n" } else { b"\n" });
-                sink.spaces(self.indentation + 2);
-                entry(sink, item);
-            }
-            sink.ascii(b"\n");
-            sink.spaces(self.indentation);
-            sink.ascii(close.as_bytes());
+            sink.span(entry.value);
         }
+        sink.ascii(b" ");
+        sink.ascii(close.as_bytes());
     }
 }
 
