@@ -120,6 +120,12 @@ impl Renderer<'_, '_, '_> {
         if let Some(span) = self.primitive(&kind) {
             return Some(span);
         }
+        self.composite(value, kind, recurse)
+    }
+
+    /// [`value`](Self::value) for a value that is not a primitive: a
+    /// string or an object (`None` for anything else).
+    fn composite(&mut self, value: qjs::JSValue, kind: Kind, recurse: f64) -> Option<Span> {
         let mark = self.out.mark();
         match kind {
             Kind::String => {
@@ -139,6 +145,9 @@ impl Renderer<'_, '_, '_> {
     /// walks over elements and properties, which most values leave here.
     #[inline(always)]
     fn primitive(&mut self, kind: &Kind) -> Option<Span> {
+        if matches!(kind, Kind::String | Kind::Object | Kind::Other) {
+            return None;
+        }
         let mark = self.out.mark();
         match *kind {
             Kind::Undefined => self.out.ascii("undefined"),
@@ -163,7 +172,7 @@ impl Renderer<'_, '_, '_> {
             return Some(span);
         }
         self.indentation += 2;
-        let span = self.value(value, recurse);
+        let span = self.composite(value, kind, recurse);
         self.indentation -= 2;
         span
     }
