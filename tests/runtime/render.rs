@@ -202,6 +202,50 @@ return [cases, nested];
     );
 }
 
+/// Arrays of numbers written by the JSON walk's run over leading numbers,
+/// and arrays where that run stops: at `-0` (JSON's `0`, the display's
+/// `-0`), `NaN` and the infinities (JSON's `null`), a string, `undefined`,
+/// an object, and numbers of every size after a break. The JSON and the
+/// display are the JavaScript renderer's (which the native walk did
+/// write: the run burns a fraction of the JavaScript one's fuel), and
+/// `JSON.stringify` writes the same JSON.
+#[tokio::test]
+async fn arrays_that_start_with_numbers_are_written_as_javascript_writes_them() {
+    let program = r#"
+const seven = [0, 1.5, -2, 1e21, 123456789012, -0.000001, 2 ** 31];
+const cases = [
+  seven,
+  [...seven, -0, 8],
+  [...seven, NaN, Infinity, -Infinity, 9],
+  [...seven, 'x', 10],
+  [...seven, undefined, 11],
+  [...seven, { n: 12 }, [13]],
+  [1, 2, 3],
+  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25],
+  Array.from({ length: 40 }, (_, i) => (i < 30 ? i * 0.1 : i === 30 ? -0 : i)),
+];
+console.log(JSON.stringify(cases));
+return cases;
+"#;
+    let native = run(program).await;
+    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+    assert_ok(&native);
+    assert_ok(&javascript);
+    assert!(native.fuel_consumed * 2 < javascript.fuel_consumed);
+    assert_eq!(native.value, javascript.value, "the JSON differs");
+    assert_eq!(
+        native.value_display, javascript.value_display,
+        "the display differs"
+    );
+    // The returned JSON is the text `JSON.stringify` wrote (logged).
+    let stringified: serde_json::Value =
+        serde_json::from_str(&native.logs[0].text).expect("JSON.stringify's text");
+    assert_eq!(native.value.as_ref(), Some(&stringified));
+    let display = native.value_display.as_deref().expect("a display");
+    assert!(display.contains("-0"), "{display}");
+    assert!(display.contains("NaN"), "{display}");
+}
+
 /// A rendering cut short by its room (a console line's megabyte): the
 /// `...` that ends each list out of room, at every place in lists that go
 /// on one line, is placed as the JavaScript renderer places it.

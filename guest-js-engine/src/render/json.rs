@@ -200,8 +200,22 @@ fn json_array(
         .as_ref()
         .filter(|_| elements.len() >= GROUPED)
         .map(NumberArrays::mark);
+    // An array long enough to be laid out in columns, whose first element
+    // is a number, is most likely an array of numbers.
+    // SAFETY: reading a value's tag.
+    let numbers = if elements.len() >= GROUPED
+        && elements.first().is_some_and(|&first| unsafe {
+            matches!(
+                qjs::JS_VALUE_GET_NORM_TAG(first),
+                qjs::JS_TAG_INT | qjs::JS_TAG_FLOAT64
+            )
+        }) {
+        leading_numbers(elements, out, noting.and(walk.numbers.as_mut()))
+    } else {
+        0
+    };
     let mut ok = true;
-    for (i, &element) in elements.iter().enumerate() {
+    for (i, &element) in elements.iter().enumerate().skip(numbers) {
         if i > 0 {
             out.ascii(",");
         }
@@ -235,4 +249,52 @@ fn json_array(
         numbers.note(object_id(value), text, mark);
     }
     ok
+}
+
+/// Writes the numbers an array starts with (all of an array of numbers),
+/// each after its comma, up to the first element that is not an integer
+/// or a finite number other than `-0` (what [`NumberArrays::notable`]
+/// takes), and notes their lengths when `noting`. Returns how many it
+/// wrote. The tag is read once, the room checked once per element, and
+/// the lengths pushed to one list: the general loop takes several times
+/// the work for each. Out of line, so that the walk over an array of
+/// other values stays as small as it was.
+#[inline(never)]
+fn leading_numbers(
+    elements: &[qjs::JSValue],
+    out: &mut Out,
+    mut noting: Option<&mut NumberArrays>,
+) -> usize {
+    let mut lengths = noting.as_mut().map(|numbers| numbers.lengths());
+    for (i, &element) in elements.iter().enumerate() {
+        // SAFETY: reading a value's tag and payload.
+        let len = unsafe {
+            match qjs::JS_VALUE_GET_NORM_TAG(element) {
+                qjs::JS_TAG_INT => {
+                    out.json_int_element(i64::from(qjs::JS_VALUE_GET_INT(element)), i > 0)
+                }
+                qjs::JS_TAG_FLOAT64 => {
+                    let n = qjs::JS_VALUE_GET_FLOAT64(element);
+                    if !n.is_finite() || (n == 0.0 && n.is_sign_negative()) {
+                        return i;
+                    }
+                    if n.fract() == 0.0 && n.abs() < 1e15 {
+                        out.json_int_element(n as i64, i > 0)
+                    } else {
+                        if i > 0 {
+                            out.utf8(b",");
+                        }
+                        let before = out.buf.len();
+                        out.number(n);
+                        out.buf.len() - before
+                    }
+                }
+                _ => return i,
+            }
+        };
+        if let Some(lengths) = lengths.as_mut() {
+            lengths.push(len as u32);
+        }
+    }
+    elements.len()
 }

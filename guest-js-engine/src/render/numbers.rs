@@ -50,6 +50,11 @@ impl NumberArrays {
         self.lengths.push(len as u32);
     }
 
+    /// The lengths being noted, for a walk that pushes many in a row.
+    pub(super) fn lengths(&mut self) -> &mut Vec<u32> {
+        &mut self.lengths
+    }
+
     /// Forgets the lengths noted since `mark`: the array has an element
     /// that is not a number.
     pub(super) fn drop_from(&mut self, mark: usize) {

@@ -186,6 +186,39 @@ impl Out {
         self.units += len;
     }
 
+    /// An element of an array of numbers in JSON: its comma (unless it is
+    /// the first) and the integer `n`, with one check of the room for both.
+    /// JSON's units are not counted (no layout measures them). Returns the
+    /// number's length.
+    #[inline(always)]
+    pub(super) fn json_int_element(&mut self, n: i64, comma: bool) -> usize {
+        let negative = n < 0;
+        let magnitude = n.unsigned_abs();
+        let len = usize::from(negative) + decimal_len(magnitude);
+        let total = usize::from(comma) + len;
+        // SAFETY: only ASCII is written (below), so the text stays UTF-8.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        if bytes.capacity() - bytes.len() < total {
+            grow(bytes, total);
+        }
+        // SAFETY: `total` bytes are reserved after the text: the comma,
+        // then the digits from the right and the sign (if any) first.
+        unsafe {
+            let start = bytes.len();
+            let mut at = bytes.as_mut_ptr().add(start);
+            if comma {
+                at.write(b',');
+                at = at.add(1);
+            }
+            write_digits(at.add(len), magnitude);
+            if negative {
+                at.write(b'-');
+            }
+            bytes.set_len(start + total);
+        }
+        len
+    }
+
     /// A number as `Number.prototype.toString` writes it.
     pub(super) fn number(&mut self, n: f64) {
         if n.fract() == 0.0 && n.abs() < 1e15 {
