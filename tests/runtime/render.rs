@@ -246,6 +246,50 @@ return cases;
     assert!(display.contains("NaN"), "{display}");
 }
 
+/// Numbers of every length of digits, written as `Number.prototype.toString`
+/// writes them: integers of 1 to 20 digits (each group of four the digit
+/// table writes, and every boundary between them), negative and not,
+/// integral doubles up to 2^64, and fractions of 1 to 6 digits (leading
+/// zeros, and none) with whole parts of every length, in the JSON (`JSON.stringify`, native) and in
+/// the display (as the JavaScript renderer writes it).
+#[tokio::test]
+async fn numbers_of_every_length_are_written_as_to_string_writes_them() {
+    let program = r#"
+const nums = [];
+for (let digits = 1; digits <= 20; digits++) {
+  const top = 10 ** digits;
+  for (const n of [top / 10, top - 1, Math.floor(top / 7), top / 10 + 1]) {
+    if (digits === 1 && n === 1) nums.push(0);
+    nums.push(n, -n);
+  }
+}
+nums.push(2 ** 31 - 1, -(2 ** 31), 2 ** 53, 2 ** 63, 2 ** 64, 1e15, 1e15 + 0.5);
+const fractions = [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.123456, 0.65432, 0.9876,
+  0.1, 0.01, 0.001, 0.0001, 0.00001, 0.000001, 0.000031, 0.00402, 0.987654];
+for (const fraction of fractions) {
+  for (const whole of [0, 7, 42, 999, 1234, 98765, 123456, 9999999, 123456789]) {
+    nums.push(whole + fraction, -(whole + fraction));
+  }
+}
+const texts = '[' + nums.map(String).join(',') + ']';
+return { same: JSON.stringify(nums) === texts, nums };
+"#;
+    let native = run(program).await;
+    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+    assert_ok(&native);
+    assert_ok(&javascript);
+    assert_eq!(
+        native.value.as_ref().and_then(|v| v.get("same")),
+        Some(&serde_json::json!(true)),
+        "JSON.stringify wrote a number unlike toString"
+    );
+    assert_eq!(native.value, javascript.value, "the JSON differs");
+    assert_eq!(
+        native.value_display, javascript.value_display,
+        "the display differs"
+    );
+}
+
 /// A rendering cut short by its room (a console line's megabyte): the
 /// `...` that ends each list out of room, at every place in lists that go
 /// on one line, is placed as the JavaScript renderer places it.

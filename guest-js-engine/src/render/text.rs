@@ -166,24 +166,33 @@ impl Out {
 
     #[inline(always)]
     pub(super) fn int(&mut self, n: i64) {
-        let negative = n < 0;
-        let magnitude = n.unsigned_abs();
-        let len = usize::from(negative) + decimal_len(magnitude);
-        self.buf.reserve(len);
-        // SAFETY: `len` bytes are reserved after the text; the digits fill
-        // them from the right and the sign (if any) the first: ASCII, so
-        // the text stays UTF-8.
-        unsafe {
-            let bytes = self.buf.as_mut_vec();
+        let bytes = self.room_for_digits();
+        // SAFETY: `room_for_digits` left `DIGITS_ROOM` bytes after the
+        // text, enough for a sign, 19 digits and `write_decimal`'s spill;
+        // only ASCII is written, and the length set covers the sign and
+        // the digits alone.
+        let len = unsafe {
             let start = bytes.len();
             let at = bytes.as_mut_ptr().add(start);
-            write_digits(at.add(len), magnitude);
-            if negative {
-                at.write(b'-');
-            }
+            at.write(b'-');
+            let sign = usize::from(n < 0);
+            let len = sign + write_decimal(at.add(sign), n.unsigned_abs());
             bytes.set_len(start + len);
-        }
+            len
+        };
         self.units += len;
+    }
+
+    /// The buffer, with at least [`DIGITS_ROOM`] bytes of room after its
+    /// text.
+    #[inline(always)]
+    fn room_for_digits(&mut self) -> &mut Vec<u8> {
+        // SAFETY: the callers write ASCII only, so the text stays UTF-8.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        if bytes.capacity() - bytes.len() < DIGITS_ROOM {
+            grow(bytes, DIGITS_ROOM);
+        }
+        bytes
     }
 
     /// An element of an array of numbers in JSON: its comma (unless it is
@@ -192,31 +201,20 @@ impl Out {
     /// number's length.
     #[inline(always)]
     pub(super) fn json_int_element(&mut self, n: i64, comma: bool) -> usize {
-        let negative = n < 0;
-        let magnitude = n.unsigned_abs();
-        let len = usize::from(negative) + decimal_len(magnitude);
-        let total = usize::from(comma) + len;
-        // SAFETY: only ASCII is written (below), so the text stays UTF-8.
-        let bytes = unsafe { self.buf.as_mut_vec() };
-        if bytes.capacity() - bytes.len() < total {
-            grow(bytes, total);
-        }
-        // SAFETY: `total` bytes are reserved after the text: the comma,
-        // then the digits from the right and the sign (if any) first.
+        let bytes = self.room_for_digits();
+        // SAFETY: as in `int`, with one byte more for the comma (within
+        // `DIGITS_ROOM`).
         unsafe {
             let start = bytes.len();
             let mut at = bytes.as_mut_ptr().add(start);
-            if comma {
-                at.write(b',');
-                at = at.add(1);
-            }
-            write_digits(at.add(len), magnitude);
-            if negative {
-                at.write(b'-');
-            }
-            bytes.set_len(start + total);
+            at.write(b',');
+            at = at.add(usize::from(comma));
+            at.write(b'-');
+            let sign = usize::from(n < 0);
+            let len = sign + write_decimal(at.add(sign), n.unsigned_abs());
+            bytes.set_len(start + usize::from(comma) + len);
+            len
         }
-        len
     }
 
     /// A number as `Number.prototype.toString` writes it.
@@ -238,30 +236,24 @@ impl Out {
         const SCALES: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
         let fraction = fraction as usize;
         let scale = SCALES[fraction];
-        let (whole, part) = (scaled / scale, scaled % scale);
-        let len = usize::from(negative) + decimal_len(whole) + 1 + fraction;
-        self.buf.reserve(len);
-        // SAFETY: `len` bytes are reserved after the text: the fraction's
-        // digits, zero-padded on the left to `fraction` (`part` has at most
-        // that many), the point, the whole part's digits and the sign fill
-        // them exactly, all ASCII.
-        unsafe {
-            let bytes = self.buf.as_mut_vec();
+        let (whole, part) = (scaled / scale, (scaled % scale) as u32);
+        let bytes = self.room_for_digits();
+        // SAFETY: `DIGITS_ROOM` bytes after the text hold a sign, the whole
+        // part (below 10^9: nine digits), the point and six fraction digits
+        // with `write_decimal`'s and `write_padded`'s spill; only ASCII is
+        // written, and the length set covers what the number is.
+        let len = unsafe {
             let start = bytes.len();
             let at = bytes.as_mut_ptr().add(start);
-            let point = at.add(len - fraction - 1);
-            let mut first = write_digits(at.add(len), part);
-            while first > point.add(1) {
-                first = first.sub(1);
-                first.write(b'0');
-            }
-            point.write(b'.');
-            write_digits(point, whole);
-            if negative {
-                at.write(b'-');
-            }
+            at.write(b'-');
+            let sign = usize::from(negative);
+            let point = sign + write_decimal(at.add(sign), whole);
+            at.add(point).write(b'.');
+            write_padded(at.add(point + 1), part, fraction);
+            let len = point + 1 + fraction;
             bytes.set_len(start + len);
-        }
+            len
+        };
         self.units += len;
     }
 }
@@ -274,63 +266,113 @@ fn grow(bytes: &mut Vec<u8>, more: usize) {
     bytes.reserve(more);
 }
 
-/// "00" to "99".
-const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+/// The room [`Out::int`], [`Out::json_int_element`] and `decimal` ask
+/// for: a comma, a sign, twenty digits and the three bytes a four-byte
+/// store may spill past them, rounded up.
+const DIGITS_ROOM: usize = 32;
 
-/// 10^0 to 10^19.
-const POWERS: [u64; 20] = {
-    let mut powers = [1u64; 20];
-    let mut i = 1;
-    while i < 20 {
-        powers[i] = powers[i - 1] * 10;
-        i += 1;
+/// "0000" to "9999", four bytes each, and three bytes more, so that four
+/// bytes read from any digit of the last number stay in the table.
+static DIGITS: [u8; 40_003] = {
+    let mut table = [b'0'; 40_003];
+    let mut n = 0;
+    while n < 10_000 {
+        table[4 * n] = b'0' + (n / 1000) as u8;
+        table[4 * n + 1] = b'0' + (n / 100 % 10) as u8;
+        table[4 * n + 2] = b'0' + (n / 10 % 10) as u8;
+        table[4 * n + 3] = b'0' + (n % 10) as u8;
+        n += 1;
     }
-    powers
+    table
 };
 
-/// How many decimal digits `n` has (1 for 0): its bit length times
-/// log10(2) (as 1233 / 4096), corrected by one comparison.
-fn decimal_len(n: u64) -> usize {
-    let n = n | 1;
-    let guess = (((64 - n.leading_zeros()) * 1233) >> 12) as usize;
-    guess + usize::from(n >= POWERS[guess])
-}
-
-/// Writes `n`'s decimal digits so that they end just before `end`, four
-/// at a time, and returns where they start.
+/// Copies the four bytes of [`DIGITS`] from `from` to `at`.
 ///
 /// # Safety
-/// The `decimal_len(n)` bytes before `end` are writable.
-unsafe fn write_digits(mut end: *mut u8, mut n: u64) -> *mut u8 {
-    let pair = |at: *mut u8, two: u32| {
-        // SAFETY: `two` < 100, so its pair is in the table; `at` is writable
-        // (the caller's promise).
-        unsafe { std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(two as usize * 2), at, 2) }
-    };
-    // SAFETY: each write is one of the number's digits, before `end`.
+/// `from + 4 <= DIGITS.len()`, and `at` is writable for four bytes.
+#[inline(always)]
+unsafe fn copy4(at: *mut u8, from: usize) {
+    // SAFETY: the caller's promise; unaligned reads and writes.
     unsafe {
-        while n >= 10_000 {
-            let four = (n % 10_000) as u32;
-            n /= 10_000;
-            end = end.sub(4);
-            pair(end, four / 100);
-            pair(end.add(2), four % 100);
+        let four = (DIGITS.as_ptr().add(from) as *const u32).read_unaligned();
+        (at as *mut u32).write_unaligned(four);
+    }
+}
+
+/// How many digits `n` (below 10,000) has.
+#[inline(always)]
+fn digits_below_10000(n: u32) -> usize {
+    1 + usize::from(n >= 10) + usize::from(n >= 100) + usize::from(n >= 1000)
+}
+
+/// Writes `n`'s decimal digits from `at` on, left to right, four at a time
+/// from a table (a few instructions for each four digits, where dividing
+/// out each pair took dozens), and returns how many. The last store may
+/// write up to three bytes past them, which the caller leaves out of the
+/// text.
+///
+/// # Safety
+/// `at` is writable for 23 bytes (20 digits and the spill).
+#[inline(always)]
+unsafe fn write_decimal(at: *mut u8, n: u64) -> usize {
+    // SAFETY: each copy is four bytes at `at` plus the digits written
+    // before it (at most 16 of 20), reading a number's digits from the
+    // table (below 10,000, so within it).
+    unsafe {
+        if n < 10_000 {
+            let n = n as u32;
+            let len = digits_below_10000(n);
+            copy4(at, 4 * n as usize + 4 - len);
+            return len;
         }
-        let mut n = n as u32;
-        if n >= 100 {
-            end = end.sub(2);
-            pair(end, n % 100);
-            n /= 100;
+        if n < 100_000_000 {
+            let (high, low) = ((n / 10_000) as u32, (n % 10_000) as u32);
+            let len = digits_below_10000(high);
+            copy4(at, 4 * high as usize + 4 - len);
+            copy4(at.add(len), 4 * low as usize);
+            return len + 4;
         }
-        if n >= 10 {
-            end = end.sub(2);
-            pair(end, n);
+        // Up to 20 digits: groups of four from the right, then written
+        // from the left.
+        let mut groups = [0u32; 4];
+        let mut count = 0;
+        let mut high = n;
+        while high >= 10_000 {
+            groups[count] = (high % 10_000) as u32;
+            high /= 10_000;
+            count += 1;
+        }
+        let high = high as u32;
+        let mut len = digits_below_10000(high);
+        copy4(at, 4 * high as usize + 4 - len);
+        while count > 0 {
+            count -= 1;
+            copy4(at.add(len), 4 * groups[count] as usize);
+            len += 4;
+        }
+        len
+    }
+}
+
+/// Writes `n` (below 10^`width`, `width` at most 6) as exactly `width`
+/// digits, zero-padded on the left, from `at` on; up to three bytes past
+/// them may be written too.
+///
+/// # Safety
+/// `at` is writable for `width + 3` bytes.
+#[inline(always)]
+unsafe fn write_padded(at: *mut u8, n: u32, width: usize) {
+    // SAFETY: the copies are four bytes at `at` and at `at + width - 4`,
+    // reading digits of numbers below 10,000.
+    unsafe {
+        if width <= 4 {
+            copy4(at, 4 * n as usize + 4 - width);
         } else {
-            end = end.sub(1);
-            end.write(b'0' + n as u8);
+            let (high, low) = (n / 10_000, n % 10_000);
+            copy4(at, 4 * high as usize + 8 - width);
+            copy4(at.add(width - 4), 4 * low as usize);
         }
     }
-    end
 }
 
 /// `n` as `digits / 10^fraction` with the fewest fraction digits (1 to 6),
