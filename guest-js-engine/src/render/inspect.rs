@@ -3,7 +3,7 @@
 
 use rquickjs::{Array, Ctx, Function, Object, Value, qjs};
 
-use super::numbers::NumberArrays;
+use super::numbers::{GROUPED, NumberArrays};
 use super::scan::{Chars, Held, InspectStop, UnitStop, scan};
 use super::text::{Out, Span, quote};
 use super::values::*;
@@ -310,7 +310,10 @@ impl Renderer<'_, '_, '_> {
             }
             let recurse = recurse + 1.0;
             self.current_depth = recurse;
-            if let Some(span) = self.number_columns(value, elements.len()) {
+            if elements.len() >= GROUPED
+                && self.numbers.is_some()
+                && let Some(span) = self.number_columns(value, elements.len())
+            {
                 self.entries[depth] = output;
                 return Some(span);
             }

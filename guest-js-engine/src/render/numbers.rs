@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use rquickjs::qjs;
 
 use super::inspect::Renderer;
-use super::layout::{Fill, Sink};
 use super::text::Span;
 use super::values::{AddressHash, Kind};
 
@@ -75,6 +74,7 @@ impl Renderer<'_, '_, '_> {
     /// spent it. `None` (nothing written) when the array is not noted, or
     /// is cut short (by `maxArrayLength` or the room), or is not grouped:
     /// the general path takes it.
+    #[inline(never)]
     pub(super) fn number_columns(&mut self, value: qjs::JSValue, count: usize) -> Option<Span> {
         let (json, arrays) = self.numbers?;
         if count < GROUPED || self.options.max_array_length < count as f64 {
@@ -107,46 +107,85 @@ impl Renderer<'_, '_, '_> {
         // `reduceToSingleString` with more entries than lines: each line on
         // a line of its own, the numbers right-aligned in their columns.
         let json = json.as_bytes().get(text..text + total + count - 1)?;
-        let rows = count.div_ceil(columns);
         let indentation = self.indentation;
-        // The text's length, counted first, so that it is written through
-        // a bumped pointer into one reservation.
-        let cells = |row: usize| (count - row * columns).min(columns);
-        let row_width = |n: usize| column_widths[..n].iter().sum::<u32>() as usize + 2 * (n - 1);
-        let mut bytes = 1 + 1 + indentation + 1;
-        for row in 0..rows {
-            bytes += usize::from(row > 0) + 1 + indentation + 2 + row_width(cells(row));
+        // Where each column's cells end in a row, after the row's
+        // indentation: the widths before it and their `, `.
+        let mut ends = [0usize; 15];
+        let mut end = 0;
+        for (column, &width) in ends.iter_mut().zip(&column_widths[..columns]) {
+            end += width as usize;
+            *column = end;
+            end += 2;
         }
+        // The text's length: each row a line break (and a comma after the
+        // first), its indentation and its cells; the brackets.
+        let full_rows = count / columns;
+        let last_cells = count % columns;
+        let row_bytes = |cells: usize| 1 + indentation + 2 + ends[cells - 1];
+        let mut bytes = 1 + full_rows * row_bytes(columns) + (count.div_ceil(columns) - 1);
+        if last_cells > 0 {
+            bytes += row_bytes(last_cells);
+        }
+        bytes += 1 + indentation + 1;
         self.out.buf.reserve(bytes);
         let mark = self.out.mark();
-        // SAFETY: only ASCII is written (numbers' JSON text, spaces and
-        // punctuation), so the buffer stays UTF-8; the pieces are the ones
-        // counted above, into the `bytes` reserved after the text (Fill
-        // checks each against the end, and the end is checked reached
-        // before the length is set).
+        // SAFETY: `bytes` are reserved after the text, and each row is
+        // checked to fit in what is left of them before it is written.
+        // Within a row, a cell's number (`len` bytes, at most its column's
+        // width, the widest in the column) is copied to end at its
+        // column's end, and a `, ` follows every cell but the last: all
+        // within the row's `ends[cells - 1]` bytes, which one fill of
+        // spaces covered first. The numbers are read from `json` in turn,
+        // each followed by its comma: the lengths add up to `total`, and
+        // `json` is `total + count - 1` bytes. Only ASCII is written, so
+        // the buffer stays UTF-8; the end is checked reached before the
+        // length is set.
         let written = unsafe {
             let buf = self.out.buf.as_mut_vec();
             let start = buf.len();
-            let mut fill = Fill::after(buf, bytes);
-            fill.ascii(b"[");
-            let mut at = 0;
+            let base = buf.as_mut_ptr().add(start);
+            let limit = base.add(bytes);
+            let source = json.as_ptr();
+            let mut at = base;
+            at.write(b'[');
+            at = at.add(1);
+            let mut read = 0;
             for (r, row) in lengths.chunks(columns).enumerate() {
-                fill.ascii(if r == 0 { &b"\n"[..] } else { b",\n" });
-                fill.spaces(indentation + 2);
-                for (c, (&width, &len)) in column_widths.iter().zip(row).enumerate() {
+                let cells = row.len();
+                assert!(
+                    limit as usize - at as usize >= usize::from(r > 0) + row_bytes(cells),
+                    "a column layout outgrew its count"
+                );
+                if r > 0 {
+                    at.write(b',');
+                    at = at.add(1);
+                }
+                at.write(b'\n');
+                let line = at.add(1);
+                let width = indentation + 2 + ends[cells - 1];
+                std::ptr::write_bytes(line, b' ', width);
+                let row_start = line.add(indentation + 2);
+                for (c, &len) in row.iter().enumerate() {
                     let len = len as usize;
-                    fill.spaces(width as usize - len);
-                    fill.ascii(json.get(at..at + len).unwrap_or_default());
-                    at += len + 1;
-                    if c + 1 < row.len() {
-                        fill.ascii(b", ");
+                    std::ptr::copy_nonoverlapping(
+                        source.add(read),
+                        row_start.add(ends[c] - len),
+                        len,
+                    );
+                    read += len + 1;
+                    if c + 1 < cells {
+                        (row_start.add(ends[c]) as *mut [u8; 2]).write_unaligned(*b", ");
                     }
                 }
+                at = line.add(width);
             }
-            fill.ascii(b"\n");
-            fill.spaces(indentation);
-            fill.ascii(b"]");
-            assert!(fill.at == fill.end, "a column layout missed its count");
+            assert!(
+                limit as usize - at as usize == 1 + indentation + 1,
+                "a column layout missed its count"
+            );
+            at.write(b'\n');
+            std::ptr::write_bytes(at.add(1), b' ', indentation);
+            at.add(1 + indentation).write(b']');
             buf.set_len(start + bytes);
             bytes
         };
