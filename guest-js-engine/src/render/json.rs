@@ -263,9 +263,14 @@ fn json_array(
 fn leading_numbers(
     elements: &[qjs::JSValue],
     out: &mut Out,
-    mut noting: Option<&mut NumberArrays>,
+    noting: Option<&mut NumberArrays>,
 ) -> usize {
-    let mut lengths = noting.as_mut().map(|numbers| numbers.lengths());
+    let mut lengths = noting.map(|numbers| {
+        let lengths = numbers.lengths();
+        lengths.reserve(elements.len());
+        lengths
+    });
+    let mut written = elements.len();
     for (i, &element) in elements.iter().enumerate() {
         // SAFETY: reading a value's tag and payload.
         let len = unsafe {
@@ -276,25 +281,31 @@ fn leading_numbers(
                 qjs::JS_TAG_FLOAT64 => {
                     let n = qjs::JS_VALUE_GET_FLOAT64(element);
                     if !n.is_finite() || (n == 0.0 && n.is_sign_negative()) {
-                        return i;
+                        written = i;
+                        break;
                     }
-                    if n.fract() == 0.0 && n.abs() < 1e15 {
-                        out.json_int_element(n as i64, i > 0)
-                    } else {
-                        if i > 0 {
-                            out.utf8(b",");
-                        }
-                        let before = out.buf.len();
-                        out.number(n);
-                        out.buf.len() - before
-                    }
+                    out.json_float_element(n, i > 0)
                 }
-                _ => return i,
+                _ => {
+                    written = i;
+                    break;
+                }
             }
         };
         if let Some(lengths) = lengths.as_mut() {
-            lengths.push(len as u32);
+            // SAFETY: room for one length per element was reserved above,
+            // and this is element `i` of them, after the `i` before it.
+            unsafe {
+                lengths
+                    .as_mut_ptr()
+                    .add(lengths.len() + i)
+                    .write(len as u32);
+            }
         }
     }
-    elements.len()
+    if let Some(lengths) = lengths {
+        // SAFETY: the first `written` of the reserved lengths were written.
+        unsafe { lengths.set_len(lengths.len() + written) };
+    }
+    written
 }

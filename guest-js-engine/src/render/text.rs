@@ -233,28 +233,77 @@ impl Out {
     /// point `fraction` digits from the right (and a leading "0." and zeros
     /// when there are fewer digits).
     fn decimal(&mut self, negative: bool, scaled: u64, fraction: u32) {
-        const SCALES: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
-        let fraction = fraction as usize;
-        let scale = SCALES[fraction];
-        let (whole, part) = (scaled / scale, (scaled % scale) as u32);
         let bytes = self.room_for_digits();
-        // SAFETY: `DIGITS_ROOM` bytes after the text hold a sign, the whole
-        // part (below 10^9: nine digits), the point and six fraction digits
-        // with `write_decimal`'s and `write_padded`'s spill; only ASCII is
-        // written, and the length set covers what the number is.
+        // SAFETY: `room_for_digits` left `DIGITS_ROOM` bytes, what
+        // `write_short_decimal` may write; only ASCII is written, and the
+        // length set covers the number alone.
         let len = unsafe {
             let start = bytes.len();
-            let at = bytes.as_mut_ptr().add(start);
-            at.write(b'-');
-            let sign = usize::from(negative);
-            let point = sign + write_decimal(at.add(sign), whole);
-            at.add(point).write(b'.');
-            write_padded(at.add(point + 1), part, fraction);
-            let len = point + 1 + fraction;
+            let len =
+                write_short_decimal(bytes.as_mut_ptr().add(start), negative, scaled, fraction);
             bytes.set_len(start + len);
             len
         };
         self.units += len;
+    }
+
+    /// [`json_int_element`](Self::json_int_element) for a finite double
+    /// (not `-0`: the caller's test): its comma, then its text as
+    /// `Number.prototype.toString` writes it, with one check of the room
+    /// unless it takes Ryū. Returns the number's length.
+    #[inline(always)]
+    pub(super) fn json_float_element(&mut self, n: f64, comma: bool) -> usize {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            return self.json_int_element(n as i64, comma);
+        }
+        let Some((scaled, fraction)) = short_decimal(n) else {
+            if comma {
+                self.utf8(b",");
+            }
+            let before = self.buf.len();
+            self.number(n);
+            return self.buf.len() - before;
+        };
+        let bytes = self.room_for_digits();
+        // SAFETY: `DIGITS_ROOM` bytes hold the comma and what
+        // `write_short_decimal` may write; only ASCII is written, and the
+        // length set covers the comma and the number.
+        unsafe {
+            let start = bytes.len();
+            let at = bytes.as_mut_ptr().add(start);
+            at.write(b',');
+            let comma = usize::from(comma);
+            let len = write_short_decimal(at.add(comma), n < 0.0, scaled, fraction);
+            bytes.set_len(start + comma + len);
+            len
+        }
+    }
+}
+
+/// Writes `scaled / 10^fraction` (`fraction` from 1 to 6, `scaled / 10^fraction`
+/// below 10^10), negated when `negative`, from `at` on: `scaled`'s digits
+/// with a decimal point `fraction` digits from the right (and a leading
+/// "0." and zeros when there are fewer digits). Returns its length; up to
+/// three bytes past it may be written too.
+///
+/// # Safety
+/// `at` is writable for 21 bytes: a sign, ten digits, the point, six
+/// digits and the spill.
+#[inline(always)]
+unsafe fn write_short_decimal(at: *mut u8, negative: bool, scaled: u64, fraction: u32) -> usize {
+    const SCALES: [u64; 7] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+    let fraction = fraction as usize;
+    let scale = SCALES[fraction];
+    let (whole, part) = (scaled / scale, (scaled % scale) as u32);
+    // SAFETY: the sign, the whole part's digits (at most ten, below
+    // 10^10), the point and the fraction's are within the 21 bytes.
+    unsafe {
+        at.write(b'-');
+        let sign = usize::from(negative);
+        let point = sign + write_decimal(at.add(sign), whole);
+        at.add(point).write(b'.');
+        write_padded(at.add(point + 1), part, fraction);
+        point + 1 + fraction
     }
 }
 
