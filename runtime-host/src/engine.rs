@@ -208,6 +208,24 @@ fn engine(config: &RuntimeConfig, runs: usize) -> wasmtime::Result<Engine> {
         .async_stack_size(ASYNC_STACK)
         .async_stack_zeroing(true)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    // Every compiled function starts on a 64-byte cache line (wasmtime's
+    // default is 32 bytes). Where QuickJS's interpreter loop falls relative
+    // to the cache lines otherwise moved with the size of the functions
+    // compiled before it: a change to the guest's Rust that left the
+    // interpreter's code as it was made fib(27) 1.2x slower with fuel
+    // metering off, and 64-byte starts took it back (benches/OPTIMISATIONS.md,
+    // sixteenth pass). The padding costs about 70 KB of code, shared by all
+    // instances.
+    #[allow(
+        unsafe_code,
+        reason = "Cranelift's flags are set through an unsafe method; this one only aligns code"
+    )]
+    // SAFETY: the flag sets a minimum alignment for each function's code,
+    // which the compiler honours like its own default; it changes no
+    // instruction and no assumption the generated code relies on.
+    unsafe {
+        wasm_config.cranelift_flag_set("log2_min_function_alignment", "6");
+    }
     Engine::new(&wasm_config)
 }
 
