@@ -61,6 +61,7 @@ unsafe extern "C" {
     ) -> *const c_void;
 }
 
+mod digits;
 mod inspect;
 mod json;
 mod layout;
