@@ -6,6 +6,22 @@
 use super::console::JAVASCRIPT_RENDERER;
 use super::*;
 
+/// `program` run as it is and with [`JAVASCRIPT_RENDERER`] forcing the
+/// JavaScript renderer: both succeed, and return the same JSON and the same
+/// display. Both results, for the caller's further checks.
+async fn rendered_both_ways(program: &str) -> (CodeRunResult, CodeRunResult) {
+    let native = run(program).await;
+    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+    assert_ok(&native);
+    assert_ok(&javascript);
+    assert_eq!(native.value, javascript.value, "the JSON differs");
+    assert_eq!(
+        native.value_display, javascript.value_display,
+        "the display differs"
+    );
+    (native, javascript)
+}
+
 /// A program that builds `count` random plain values from `seed` (strings
 /// with quotes, breaks, controls, non-ASCII and lone surrogates; every kind
 /// of number; arrays that group into columns, long arrays, deep nesting,
@@ -138,16 +154,8 @@ async fn an_escape_anywhere_around_the_scans_blocks_is_found() {
         if (native !== quickjs) throw new Error('JSON.stringify differs from QuickJS');
         return value;
     "#;
-    let native = run(program).await;
-    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
-    assert_ok(&native);
-    assert_ok(&javascript);
+    let (native, javascript) = rendered_both_ways(program).await;
     assert!(native.fuel_consumed * 3 < javascript.fuel_consumed);
-    assert_eq!(native.value, javascript.value, "the JSON differs");
-    assert_eq!(
-        native.value_display, javascript.value_display,
-        "the display differs"
-    );
 }
 
 /// Arrays that Node groups into columns, and arrays just outside what it
@@ -227,16 +235,8 @@ const cases = [
 console.log(JSON.stringify(cases));
 return cases;
 "#;
-    let native = run(program).await;
-    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
-    assert_ok(&native);
-    assert_ok(&javascript);
+    let (native, javascript) = rendered_both_ways(program).await;
     assert!(native.fuel_consumed * 2 < javascript.fuel_consumed);
-    assert_eq!(native.value, javascript.value, "the JSON differs");
-    assert_eq!(
-        native.value_display, javascript.value_display,
-        "the display differs"
-    );
     // The returned JSON is the text `JSON.stringify` wrote (logged).
     let stringified: serde_json::Value =
         serde_json::from_str(&native.logs[0].text).expect("JSON.stringify's text");
@@ -274,19 +274,11 @@ for (const fraction of fractions) {
 const texts = '[' + nums.map(String).join(',') + ']';
 return { same: JSON.stringify(nums) === texts, nums };
 "#;
-    let native = run(program).await;
-    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
-    assert_ok(&native);
-    assert_ok(&javascript);
+    let (native, _) = rendered_both_ways(program).await;
     assert_eq!(
         native.value.as_ref().and_then(|v| v.get("same")),
         Some(&serde_json::json!(true)),
         "JSON.stringify wrote a number unlike toString"
-    );
-    assert_eq!(native.value, javascript.value, "the JSON differs");
-    assert_eq!(
-        native.value_display, javascript.value_display,
-        "the display differs"
     );
 }
 
