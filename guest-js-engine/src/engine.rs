@@ -38,7 +38,7 @@ use natives::*;
 use outcome::*;
 pub use preamble::compile_preamble;
 use preamble::run_preamble;
-use program::eval_program;
+use program::{eval_program, keep_frame};
 
 const PRELUDE: &str = include_str!("prelude.js");
 
@@ -339,6 +339,7 @@ fn run_in<'js>(
         Ok(main) => main,
         Err(error) => return thrown(ctx, &internals, error),
     };
+    keep_frame(ctx, &main);
     let value: Value = match main.call(()) {
         Ok(value) => value,
         Err(error) => return thrown(ctx, &internals, error),

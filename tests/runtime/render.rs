@@ -366,7 +366,7 @@ async fn what_the_native_renderer_declines_is_rendered_in_javascript() {
 }
 
 /// Returning 10,000 numbers costs at most 90 units of fuel per byte of
-/// JSON (about 78): each is formatted once, for the JSON, and the display
+/// JSON (about 45): each is formatted once, for the JSON, and the display
 /// lays their texts out in columns from there (formatting them again cost
 /// 180). The display is the one the JavaScript renderer writes.
 #[tokio::test]
@@ -391,11 +391,13 @@ async fn returning_an_array_of_numbers_formats_each_number_once() {
     assert!(per_byte <= 90, "returning cost {per_byte} fuel per byte");
 }
 
-/// Returning the benchmark's 2,000 records costs at most 110 units of fuel
-/// per byte of JSON, for the JSON and the display both (about 96; 155
-/// before the walks wrote scalars in line and read slots from the shape,
-/// 122 while the returned value was still freed at the end of the run, a
-/// walk over every object and string it holds).
+/// Returning the benchmark's 2,000 records costs at most 130 units of fuel
+/// per byte of JSON, for the JSON and the display both (about 116). Since
+/// neither run frees the program's data when it returns, that is the
+/// rendering alone; it read 91 while the baseline still paid for freeing
+/// the records, which the returning run, whose value is not freed, skipped
+/// (155 before the walks wrote scalars in line and read slots from the
+/// shape).
 #[tokio::test]
 async fn returning_records_costs_in_proportion_to_the_bytes() {
     let build = "const a = []; for (let i = 0; i < 2000; i++) a.push({ id: i, name: `item-${i}`, \
@@ -406,7 +408,7 @@ async fn returning_records_costs_in_proportion_to_the_bytes() {
     let bytes = serde_json::to_string(&returned.value).expect("JSON").len() as u64;
     let per_byte = (returned.fuel_consumed - built.fuel_consumed) / bytes;
     eprintln!("returning records: {per_byte} fuel per byte");
-    assert!(per_byte <= 110, "returning cost {per_byte} fuel per byte");
+    assert!(per_byte <= 130, "returning cost {per_byte} fuel per byte");
 }
 
 /// Returning ten 100 KB strings costs at most 20 units of fuel per byte of

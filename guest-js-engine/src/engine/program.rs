@@ -47,3 +47,18 @@ pub(super) fn eval_program<'js>(
     }
     Function::from_value(value)
 }
+
+unsafe extern "C" {
+    fn JS_CoderunKeepFrame(ctx: *mut rquickjs::qjs::JSContext, func: rquickjs::qjs::JSValue);
+}
+
+/// Leaves the values of `main`'s frame unfreed when it returns or throws
+/// (`JS_CoderunKeepFrame`, the project's QuickJS patch): the run ends with
+/// it, and the instance goes with all its memory, so the program's data is
+/// not torn down value by value first. The value it returns is rendered,
+/// and not freed either (`encode`).
+pub(super) fn keep_frame(ctx: &Ctx<'_>, main: &Function<'_>) {
+    // SAFETY: the context is alive; the call only notes which object is
+    // the program's function.
+    unsafe { JS_CoderunKeepFrame(ctx.as_raw().as_ptr(), main.as_raw()) }
+}
