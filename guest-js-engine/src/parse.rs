@@ -1,33 +1,42 @@
 //! JSON text parsed straight into the engine's values, for a binding's
 //! result and for `JSON.parse` of a string without a reviver (json.rs;
-//! QuickJS's own `JSON.parse` is kept for everything else). serde_json reads the
-//! text, and each value is made with the calls `JSON.parse` itself makes
-//! (`JS_NewObject`, then `JS_DefinePropertyValue` key by key, in order; an
-//! array from its elements), so the value is the one `JSON.parse` would
-//! give: `-0` stays `-0`, numbers are correctly rounded (serde_json's
-//! `float_roundtrip`), a repeated key keeps its first place and its last
-//! value, and a `__proto__` key is an own property.
+//! QuickJS's own `JSON.parse` is kept for everything else). The reader
+//! here takes the grammar of RFC 8259 and nothing more, and each value is
+//! made with the calls `JSON.parse` itself makes (`JS_NewObject`, then
+//! `JS_DefinePropertyValue` key by key, in order; an array from its
+//! elements), so the value is the one `JSON.parse` would give: `-0` stays
+//! `-0`, numbers are correctly rounded, a repeated key keeps its first
+//! place and its last value, and a `__proto__` key is an own property.
 //!
 //! What it saves is QuickJS's tokenizer (about 30 units of fuel a
 //! character of a string), its number parser (thousands a decimal), and a
 //! string made for every key before it is looked up as an atom: a key is
-//! made an atom once per parse here. And an object whose keys, as the text
-//! has them, are an earlier object's (a list of records) is made with that
-//! object's shape at once (`JS_CoderunNewObjectLike`, the project's QuickJS
-//! patch), instead of reaching it key by key (a lookup in the shape hash,
-//! a reference moved and the slots grown for each key). The shape
-//! is shared as QuickJS shares the shapes of objects made alike: a record
-//! changed later takes a shape of its own. Text it does not take (malformed,
-//! nested past serde_json's 128 levels, a `\u` escape of a lone
-//! surrogate, a number out of range, or an exception from the engine,
-//! which it clears) is left to `JSON.parse`, whose answer or error then
-//! stands.
+//! made an atom once per parse here. It reads with a plain index over the
+//! bytes: a string's text up to its quote or escape sixteen bytes at a
+//! time (`render::string_end`), a number's digits into an integer, which
+//! a double takes exactly when it has at most 53 bits and at most 22
+//! powers of ten apart (Clinger's fast path; past it, `core`'s correctly
+//! rounded parser). serde_json's reader, before it, spent about 35 units
+//! of fuel a digit and a few hundred a token through its visitor.
+//!
+//! An object whose keys, as the text has them, are an earlier object's (a
+//! list of records) is made with that object's shape at once
+//! (`JS_CoderunNewObjectLike`, the project's QuickJS patch), instead of
+//! reaching it key by key (a lookup in the shape hash, a reference moved
+//! and the slots grown for each key). The shape is shared as QuickJS
+//! shares the shapes of objects made alike: a record changed later takes a
+//! shape of its own. Text it does not take (malformed, nested past
+//! [`MAX_DEPTH`] levels, a `\u` escape of a lone surrogate, or an
+//! exception from the engine, which it clears) is left to `JSON.parse`,
+//! whose answer or error then stands.
 
 use std::ffi::{c_char, c_int};
-use std::fmt;
 
 use rquickjs::{Ctx, Value, qjs};
-use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use read::Reader;
+
+mod read;
 
 /// How many distinct keys a parse keeps as atoms (records repeat a few).
 const KEPT_KEYS: usize = 64;
@@ -36,6 +45,10 @@ const KEPT_KEYS: usize = 64;
 const KEPT_MODELS: usize = 8;
 /// The most keys an object may have to be kept as a model.
 const MODEL_KEYS: usize = 64;
+/// The deepest nesting of arrays and objects the reader takes (serde_json's
+/// limit, which the reader before this one had); deeper text is left to
+/// `JSON.parse`, whose recursion has its own stack check.
+const MAX_DEPTH: usize = 128;
 
 unsafe extern "C" {
     /// A new object with `model`'s shape, taking `values`; `undefined`
@@ -58,11 +71,35 @@ pub fn json<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
         names: Vec::new(),
         models: Vec::new(),
     };
-    let mut reader = serde_json::Deserializer::from_str(json);
-    let parsed = (&mut builder)
-        .deserialize(&mut reader)
-        .and_then(|value| reader.end().map(|()| value));
+    let mut reader = Reader::new(json);
+    // The cycle collector waits for the end of the parse: a collection
+    // while it runs walks the whole heap and can free nothing the parse
+    // holds, and the values grow the heap by half again between them. The
+    // first allocation after the parse collects if the heap is past the
+    // threshold. A parse that runs out of memory first is declined, and
+    // `JSON.parse`, which collects as usual, reads the text.
+    // SAFETY: the runtime of a live context; a field's read and write.
+    let (runtime, threshold) = unsafe {
+        let runtime = qjs::JS_GetRuntime(builder.ctx);
+        (runtime, qjs::JS_GetGCThreshold(runtime))
+    };
+    // SAFETY: as above.
+    unsafe { qjs::JS_SetGCThreshold(runtime, qjs::size_t::MAX) };
+    let parsed = reader.value(&mut builder, 0).and_then(|()| {
+        if !reader.at_end() {
+            // Text after the value: the value stays on the stack, and the
+            // builder frees it.
+            return Err(Declined);
+        }
+        let value = builder.values.pop().ok_or(Declined)?;
+        Ok(Owned {
+            ctx: builder.ctx,
+            value,
+        })
+    });
     drop(builder);
+    // SAFETY: as above.
+    unsafe { qjs::JS_SetGCThreshold(runtime, threshold) };
     match parsed {
         // SAFETY: an owned value of `ctx`, handed to its wrapper.
         Ok(value) => Some(unsafe { Value::from_raw(ctx.clone(), value.take()) }),
@@ -74,6 +111,46 @@ pub fn json<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
         }
     }
 }
+
+/// Whether two keys are the same text, compared a word at a time, a short
+/// key's as two words that overlap: keys are short, and the C library's
+/// `memcmp`, which `==` calls, takes a byte at a time after the call's own
+/// cost.
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+        let mut word = [0u8; N];
+        word.copy_from_slice(&bytes[at..at + N]);
+        word
+    }
+    match len {
+        0 => true,
+        1 => a[0] == b[0],
+        2..=3 => word::<2>(a, 0) == word::<2>(b, 0) && a[len - 1] == b[len - 1],
+        4..=7 => {
+            word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, len - 4) == word::<4>(b, len - 4)
+        }
+        _ => {
+            let mut at = 0;
+            while at + 8 < len {
+                if word::<8>(a, at) != word::<8>(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word::<8>(a, len - 8) == word::<8>(b, len - 8)
+        }
+    }
+}
+
+/// Why a parse stopped: the text is not JSON the reader takes, or the
+/// engine threw. Either way `JSON.parse` decides.
+struct Declined;
 
 /// A value this parse made and still owns.
 struct Owned {
@@ -138,26 +215,36 @@ impl Drop for Builder<'_> {
 
 impl<'de> Builder<'de> {
     /// `value`, owned; an error when it is the engine's exception.
-    fn owned<E: serde::de::Error>(&self, value: qjs::JSValue) -> Result<Owned, E> {
-        let owned = Owned {
-            ctx: self.ctx,
-            value,
-        };
+    fn owned(&self, value: qjs::JSValue) -> Result<Owned, Declined> {
         // SAFETY: reading a value's tag.
         if unsafe { qjs::JS_VALUE_GET_NORM_TAG(value) } == qjs::JS_TAG_EXCEPTION {
-            std::mem::forget(owned);
-            return Err(E::custom("the engine threw"));
+            return Err(Declined);
         }
-        Ok(owned)
+        Ok(Owned {
+            ctx: self.ctx,
+            value,
+        })
+    }
+
+    /// `value`, owned, on the stack of values read; an error when it is
+    /// the engine's exception.
+    #[inline]
+    fn push(&mut self, value: qjs::JSValue) -> Result<(), Declined> {
+        // SAFETY: reading a value's tag.
+        if unsafe { qjs::JS_VALUE_GET_NORM_TAG(value) } == qjs::JS_TAG_EXCEPTION {
+            return Err(Declined);
+        }
+        self.values.push(value);
+        Ok(())
     }
 
     /// The atom of `key`: kept for the rest of the parse when it is
     /// borrowed from the text (the caller must not free it), else new (the
     /// caller frees it: `fresh`).
-    fn atom<E: serde::de::Error>(&mut self, key: &Key<'de>) -> Result<(qjs::JSAtom, bool), E> {
+    fn atom(&mut self, key: &Key<'de>) -> Result<(qjs::JSAtom, bool), Declined> {
         let text = match *key {
             Key::Borrowed(text) => {
-                if let Some(&(_, atom)) = self.keys.iter().find(|(kept, _)| *kept == text) {
+                if let Some(&(_, atom)) = self.keys.iter().find(|(kept, _)| same_text(kept, text)) {
                     return Ok((atom, false));
                 }
                 text
@@ -169,7 +256,7 @@ impl<'de> Builder<'de> {
             qjs::JS_NewAtomLen(self.ctx, text.as_ptr() as *const c_char, text.len() as _)
         };
         if atom == qjs::JS_ATOM_NULL {
-            return Err(E::custom("the engine threw"));
+            return Err(Declined);
         }
         match *key {
             Key::Borrowed(text) if self.keys.len() < KEPT_KEYS => {
@@ -181,18 +268,17 @@ impl<'de> Builder<'de> {
     }
 
     /// The object of the keys and values from `from` on (the innermost
-    /// open object's), which it takes off the stacks.
-    fn object<E: serde::de::Error>(&mut self, from: (usize, usize)) -> Result<Owned, E> {
+    /// open object's), which it takes off the stacks, onto the stack of
+    /// values.
+    fn object(&mut self, from: (usize, usize)) -> Result<(), Declined> {
         let (values_from, names_from) = from;
         let count = self.values.len() - values_from;
         let names = &self.names[names_from..];
         let same_keys = |model: &&Model<'de>| {
             model.keys.len() == count
-                && model
-                    .keys
-                    .iter()
-                    .zip(names)
-                    .all(|(kept, name)| matches!(name, Key::Borrowed(text) if text == kept))
+                && model.keys.iter().zip(names).all(
+                    |(kept, name)| matches!(name, Key::Borrowed(text) if same_text(text, kept)),
+                )
         };
         let mut refused = false;
         if let Some(model) = self.models.iter().rev().find(same_keys) {
@@ -210,7 +296,7 @@ impl<'de> Builder<'de> {
             if unsafe { qjs::JS_VALUE_GET_NORM_TAG(made) } != qjs::JS_TAG_UNDEFINED {
                 self.values.truncate(values_from);
                 self.names.truncate(names_from);
-                return self.owned(made);
+                return self.push(made);
             }
             refused = true;
         }
@@ -237,7 +323,7 @@ impl<'de> Builder<'de> {
                 unsafe { qjs::JS_FreeAtom(self.ctx, atom) };
             }
             if defined < 0 {
-                return Err(serde::de::Error::custom("the engine threw"));
+                return Err(Declined);
             }
         }
         self.values.truncate(values_from);
@@ -260,108 +346,44 @@ impl<'de> Builder<'de> {
                 self.models.push(Model { keys, object });
             }
         }
-        Ok(object)
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for &mut Builder<'de> {
-    type Value = Owned;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Owned, D::Error> {
-        reader.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for &mut Builder<'de> {
-    type Value = Owned;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
+        self.values.push(object.take());
+        Ok(())
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Owned, E> {
-        self.owned(qjs::JS_NULL)
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Owned, E> {
-        self.owned(if b { qjs::JS_TRUE } else { qjs::JS_FALSE })
-    }
-
-    // An integer is the double nearest it, as its decimal text's is.
-    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Owned, E> {
-        self.owned(qjs::JS_NewFloat64(n as f64))
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Owned, E> {
-        self.owned(qjs::JS_NewFloat64(n as f64))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Owned, E> {
-        self.owned(qjs::JS_NewFloat64(n))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Owned, E> {
-        // SAFETY: `text` is UTF-8 of `text.len()` bytes.
-        let value = unsafe {
-            qjs::JS_NewStringLen(self.ctx, text.as_ptr() as *const c_char, text.len() as _)
-        };
-        self.owned(value)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Owned, A::Error> {
-        let from = self.values.len();
-        while let Some(element) = items.next_element_seed(&mut *self)? {
-            self.values.push(element.take());
-        }
-        let count = i32::try_from(self.values.len() - from)
-            .map_err(|_| serde::de::Error::custom("an array too long"))?;
+    /// The array of the elements from `from` on, which it takes off the
+    /// stack, onto it.
+    fn array(&mut self, from: usize) -> Result<(), Declined> {
+        let count = i32::try_from(self.values.len() - from).map_err(|_| Declined)?;
         // SAFETY: `count` owned values from `from`, which the call takes
         // (and frees if it fails).
         let array =
             unsafe { qjs::JS_NewArrayFrom(self.ctx, count, self.values.as_ptr().add(from)) };
+        // The values are the array's now, or freed.
         self.values.truncate(from);
-        self.owned(array)
+        self.push(array)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Owned, A::Error> {
-        let from = (self.values.len(), self.names.len());
-        while let Some(key) = entries.next_key_seed(KeySeed)? {
-            let value = entries.next_value_seed(&mut *self)?;
-            self.values.push(value.take());
-            self.names.push(key);
-        }
-        self.object(from)
+    /// A string of `text`, onto the stack of values.
+    fn string(&mut self, text: &str) -> Result<(), Declined> {
+        // SAFETY: `text` is UTF-8 of `text.len()` bytes.
+        let value = unsafe {
+            qjs::JS_NewStringLen(self.ctx, text.as_ptr() as *const c_char, text.len() as _)
+        };
+        self.push(value)
     }
 }
 
-/// A key as the text has it: borrowed when it has no escape.
+/// A key or a string as the text has it: borrowed when it has no escape.
 enum Key<'de> {
     Borrowed(&'de str),
     Owned(String),
 }
 
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key<'de>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Key<'de>, D::Error> {
-        reader.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Key<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_borrowed_str<E: serde::de::Error>(self, text: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key::Borrowed(text))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Key<'de>, E> {
-        Ok(Key::Owned(text.to_owned()))
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(text) => text,
+            Key::Owned(text) => text,
+        }
     }
 }

@@ -72,4 +72,5 @@ mod values;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting, json_raw};
+pub(crate) use scan::string_end;
 pub use text::{well_formed, with_utf8};

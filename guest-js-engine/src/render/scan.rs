@@ -180,6 +180,35 @@ impl Stop for JsonStop {
     }
 }
 
+/// What ends a run of plain text in a JSON string's UTF-8: its closing
+/// quote, an escape, or a control character (which JSON allows only
+/// escaped). Bytes of other characters pass.
+#[derive(Clone, Copy)]
+struct StringEnd;
+
+impl Stop for StringEnd {
+    #[inline(always)]
+    fn unit(self, c: u16) -> bool {
+        c < 0x20 || c == 0x22 || c == 0x5c
+    }
+
+    #[inline(always)]
+    fn bytes(self) -> ByteSet {
+        ByteSet {
+            below: 0x20,
+            at_least: 0,
+            equal: [b'"', b'\\', b'\\'],
+        }
+    }
+}
+
+/// The first index from `from` on of a byte that ends plain text in a JSON
+/// string (`"`, `\`, a control character), else `text.len()`: sixteen
+/// bytes at a time.
+pub(crate) fn string_end(text: &[u8], from: usize) -> usize {
+    scan(Chars::Narrow(text), from, text.len(), StringEnd)
+}
+
 /// One ASCII code unit.
 #[derive(Clone, Copy)]
 pub(super) struct UnitStop(pub(super) u8);
