@@ -28,6 +28,7 @@ import subprocess
 import sys
 
 COMPONENT_CORE_MODULE = 1
+WASM_CODE_SECTION = 10
 
 
 def leb128(data, at):
@@ -53,6 +54,20 @@ def core_module(component):
             return body, size
         at = body + size
     raise SystemExit("no core module in the component")
+
+
+def code_body(module):
+    """Where the core module's code section's contents start, in the
+    module: `llvm-objdump -d` gives addresses from there (its first
+    function at 2, past the count of functions)."""
+    at = 8
+    while at < len(module):
+        section = module[at]
+        size, body = leb128(module, at + 1)
+        if section == WASM_CODE_SECTION:
+            return body
+        at = body + size
+    raise SystemExit("no code section in the core module")
 
 
 def demangle(name):
@@ -89,7 +104,7 @@ def sample(coderun, program, fuel):
 
 def loops_of(disassembly):
     """Function starts and loop headers, from `llvm-objdump -d` of the core
-    module (addresses are offsets in the module)."""
+    module (addresses are offsets in its code section's contents)."""
     functions, loops = [], []
     for line in open(disassembly):
         match = re.match(r"^([0-9a-f]+) <(.*)>:$", line)
@@ -139,7 +154,10 @@ def main():
         for name, count in counter.most_common(25):
             print(f"{share(count)}  {name}")
     if args.disassembly:
-        start, _ = core_module(open(args.guest, "rb").read())
+        component = open(args.guest, "rb").read()
+        start, size = core_module(component)
+        # The runtime's offsets count from the component's start.
+        start += code_body(component[start:start + size])
         functions, loops = loops_of(args.disassembly)
         starts = [address for address, _ in functions]
         places = collections.Counter()
