@@ -98,7 +98,8 @@ unsafe fn original(
 }
 
 /// `JSON.parse(text, reviver)`: a string without a reviver is read with
-/// parse.rs; anything else, and text that is not JSON, by QuickJS's own.
+/// parse.rs (a rope, the text `+` builds past 512 characters, flattened
+/// first); anything else, and text that is not JSON, by QuickJS's own.
 #[expect(
     unsafe_code,
     reason = "the entry point QuickJS calls a C function through"
@@ -116,7 +117,10 @@ unsafe extern "C" fn parse_entry(
     let (text, reviver) = unsafe { (argument(argc, argv, 0), argument(argc, argv, 1)) };
     // SAFETY: reading tags, and asking whether a live value is a function.
     let native = unsafe {
-        qjs::JS_VALUE_GET_TAG(text) == qjs::JS_TAG_STRING && !qjs::JS_IsFunction(ctx, reviver)
+        matches!(
+            qjs::JS_VALUE_GET_TAG(text),
+            qjs::JS_TAG_STRING | qjs::JS_TAG_STRING_ROPE
+        ) && !qjs::JS_IsFunction(ctx, reviver)
     };
     if native {
         // SAFETY: the live context, held while the call runs; `text` is
