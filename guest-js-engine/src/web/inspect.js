@@ -417,6 +417,12 @@
   // `value` as `util.inspect(value, options)` writes it, within `room`
   // characters (then lists end with `...`).
   function inspect(value, options, room) {
+    // A number, a boolean, undefined or a bigint reads the same whatever
+    // the options (formatPrimitive's text): no context to make for it.
+    const kind = typeof value;
+    if (kind !== 'object' && kind !== 'string' && kind !== 'function' && kind !== 'symbol') {
+      return kind === 'number' ? formatNumber(value) : kind === 'bigint' ? `${value}n` : `${value}`;
+    }
     return formatValue(context(options, { room: typeof room === 'number' ? room : Infinity }), value, 0);
   }
 
