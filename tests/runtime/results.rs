@@ -360,6 +360,9 @@ async fn json_parse_reads_every_text_as_quickjs_did() {
           '"\\udc00"', '"\\ud800\\u0041"', '"a\tb"', '{"a":1,}', '{,}', '[,1]', '{"a":1 "b":2}',
           'tru', 'nulll', 'falsey', '[true,false,null]', '{"a":[{"b":{"c":[1,{"d":"e"}]}}]}',
           '  "x"  ', '"\\"', '{"":""}', '[[[[[[]]]]]]', '{"a":{"a":{"a":{}}}}',
+          '[1,"a",2]', '[1 , -2.5e3 ,\n[3], 4]', '[1,,2]', '[-]', '[1,-]', '[0,01]', '[1e5 ]',
+          '[ 7]', '[12345678,123456789,1234567890123456,12345678901234567890]', '[1,]  ',
+          '[1.5,true,null,{"a":1},2]', '[00000000000000001]', '[1.00000000000000000001]',
         ];
         const outcome = (f) => { try { return { value: f() }; } catch (e) { return { error: `${e.name}: ${e.message}` }; } };
         const found = [];
@@ -503,6 +506,33 @@ async fn json_parse_of_records_costs_in_proportion_to_the_bytes() {
     .await;
     eprintln!("JSON.parse of records: {per_byte:.1} fuel per byte");
     assert!(per_byte <= 110.0, "{per_byte:.1} fuel per byte");
+}
+
+/// `JSON.parse` of 10,000 numbers costs at most 68 units of fuel per byte
+/// of the text: about 62, the digits read eight at a time and an array's
+/// leading numbers in a loop of their own (about 73 a digit at a time,
+/// through the reader's dispatch for each).
+#[tokio::test]
+async fn json_parse_of_numbers_costs_in_proportion_to_the_bytes() {
+    let numbers = "const value = []; for (let i = 0; i < 10000; i++) \
+                   value.push(i % 7 ? i * 1.5 : i); const text = JSON.stringify(value);";
+    let parsed = run(&format!(
+        "{numbers} const v = JSON.parse(text); \
+         if (v.length !== 10000 || v[9999] !== 14998.5) throw new Error('misread'); \
+         return text.length;"
+    ))
+    .await;
+    let baseline = run(&format!("{numbers} return text.length;")).await;
+    assert_ok(&parsed);
+    assert_ok(&baseline);
+    let bytes = parsed
+        .value
+        .as_ref()
+        .and_then(Value::as_f64)
+        .expect("a length");
+    let per_byte = (parsed.fuel_consumed - baseline.fuel_consumed) as f64 / bytes;
+    eprintln!("JSON.parse of numbers: {per_byte:.1} fuel per byte");
+    assert!(per_byte <= 68.0, "{per_byte:.1} fuel per byte");
 }
 
 /// A program's data is not torn down when it returns or throws: the run

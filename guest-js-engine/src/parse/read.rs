@@ -78,9 +78,15 @@ impl<'de> Reader<'de> {
                 self.at += 1;
                 let from = builder.values.len();
                 self.skip_space();
-                if self.text.get(self.at) == Some(&b']') {
-                    self.at += 1;
-                } else {
+                let closed = match self.text.get(self.at) {
+                    Some(b']') => {
+                        self.at += 1;
+                        true
+                    }
+                    Some(b'-' | b'0'..=b'9') => self.numbers(builder)?,
+                    _ => false,
+                };
+                if !closed {
                     loop {
                         self.value(builder, depth + 1)?;
                         self.skip_space();
@@ -134,6 +140,35 @@ impl<'de> Reader<'de> {
                 Ok(())
             }
             _ => Err(Declined),
+        }
+    }
+
+    /// The numbers an array starts with (all of an array of numbers), the
+    /// reader at the first: each onto the stack, with its comma. True when
+    /// the array's `]` ends them; false when another element follows, the
+    /// reader at it. Out of line, so that `value` stays as it is for the
+    /// other elements; here a number costs about 30 units of fuel less
+    /// than through `value`'s dispatch.
+    #[inline(never)]
+    fn numbers(&mut self, builder: &mut Builder<'de>) -> Result<bool, Declined> {
+        loop {
+            let number = self.number()?;
+            builder.values.push(qjs::JS_NewFloat64(number));
+            self.skip_space();
+            match self.text.get(self.at) {
+                Some(b',') => {
+                    self.at += 1;
+                    self.skip_space();
+                    if !matches!(self.text.get(self.at), Some(b'-' | b'0'..=b'9')) {
+                        return Ok(false);
+                    }
+                }
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(true);
+                }
+                _ => return Err(Declined),
+            }
         }
     }
 
@@ -246,6 +281,7 @@ impl<'de> Reader<'de> {
 
     /// A number, the reader at its first character (`-` or a digit), as
     /// `JSON.parse` reads it: correctly rounded.
+    #[inline(always)]
     fn number(&mut self) -> Result<f64, Declined> {
         let text = self.text;
         let from = self.at;
@@ -257,21 +293,10 @@ impl<'de> Reader<'de> {
         // The digits, as an integer: exact while there are at most 19 of
         // them (10^19 < 2^64), leading zeros counted; more go the slow way.
         let mut mantissa = 0u64;
-        let digits = |mantissa: &mut u64, mut at: usize| {
-            while let Some(&d) = text.get(at) {
-                let d = d.wrapping_sub(b'0');
-                if d > 9 {
-                    break;
-                }
-                *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-                at += 1;
-            }
-            at
-        };
         let whole = at;
         match text.get(at) {
             Some(b'0') => at += 1,
-            Some(b'1'..=b'9') => at = digits(&mut mantissa, at),
+            Some(b'1'..=b'9') => at = digits(text, at, &mut mantissa),
             _ => return Err(Declined),
         }
         let mut count = at - whole;
@@ -281,7 +306,7 @@ impl<'de> Reader<'de> {
         let mut long = false;
         if text.get(at) == Some(&b'.') {
             let fraction = at + 1;
-            at = digits(&mut mantissa, fraction);
+            at = digits(text, fraction, &mut mantissa);
             if at == fraction {
                 return Err(Declined);
             }
@@ -326,8 +351,7 @@ impl<'de> Reader<'de> {
             } else {
                 // The text as it stands: `core`'s parser rounds correctly,
                 // and takes JSON's grammar, which the loops above checked.
-                let number = self.source.get(from..at).ok_or(Declined)?;
-                return number.parse::<f64>().map_err(|_| Declined);
+                return exact(self.source.get(from..at).ok_or(Declined)?);
             }
         } else if scale >= 0 {
             // Both exact, so one rounding: the correctly rounded product.
@@ -337,4 +361,73 @@ impl<'de> Reader<'de> {
         };
         Ok(if negative { -magnitude } else { magnitude })
     }
+}
+
+/// A number's text (JSON's grammar, checked) correctly rounded by `core`'s
+/// parser: out of line, as numbers past the fast path are rare.
+#[cold]
+#[inline(never)]
+fn exact(number: &str) -> Result<f64, Declined> {
+    number.parse::<f64>().map_err(|_| Declined)
+}
+
+/// The powers of ten below 10^9, as integers.
+const SCALES: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The decimal digits from `at` on, folded into `mantissa` (wrapping past
+/// 2^64: the caller counts the digits), and where they end. Eight bytes at
+/// a time: a number's digits are mostly a few, and a byte at a time cost
+/// about 23 units of fuel a digit.
+#[inline(always)]
+fn digits(text: &[u8], mut at: usize, mantissa: &mut u64) -> usize {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(&chunk) = text.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        // Each byte less `'0'`: a digit is 0 to 9, and only a byte that is
+        // not a digit borrows from the bytes after it (the text's later
+        // bytes are the word's higher ones), so the digits before the first
+        // one that is not are exact.
+        let units = u64::from_le_bytes(chunk).wrapping_sub(ZEROS);
+        // A byte's high bit, once 0x76 is added (a carry, too, starts only
+        // at a byte that is not a digit), is set for anything but 0 to 9.
+        let stops = (units | units.wrapping_add(0x7676_7676_7676_7676)) & HIGH;
+        let len = (stops.trailing_zeros() / 8) as usize;
+        if len == 0 {
+            return at;
+        }
+        // The digits moved to the word's top (the bytes after them out of
+        // it), zeros below them (as leading zeros of the number), then
+        // summed in pairs, fours and eights.
+        let mut value = units << (8 * (8 - len));
+        value = value.wrapping_mul(10).wrapping_add(value >> 8);
+        value = (value & 0x0000_00ff_0000_00ff)
+            .wrapping_mul(100 + (1_000_000 << 32))
+            .wrapping_add(((value >> 16) & 0x0000_00ff_0000_00ff).wrapping_mul(1 + (10_000 << 32)))
+            >> 32;
+        *mantissa = mantissa.wrapping_mul(SCALES[len]).wrapping_add(value);
+        at += len;
+        if len < 8 {
+            return at;
+        }
+    }
+    // The last few bytes of the text, one at a time.
+    while let Some(&d) = text.get(at) {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
+        at += 1;
+    }
+    at
 }
