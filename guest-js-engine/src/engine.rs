@@ -23,6 +23,7 @@ use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Coerced, Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
+use crate::cfunction;
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::{Namespace, Outcome, Settings};
 
@@ -159,6 +160,14 @@ pub fn initialize() {
                 crate::json::install(&ctx)?;
                 let natives = Object::new(ctx.clone())?;
                 natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
+                cfunction::define(
+                    &ctx,
+                    &natives,
+                    cfunction::Call::Plain(plain_line),
+                    "plainLine",
+                    2,
+                    cfunction::Attributes::Assigned,
+                )?;
                 natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
                 natives.set("timerSet", Function::new(ctx.clone(), timer_set)?)?;
                 natives.set(

@@ -65,6 +65,7 @@ mod digits;
 mod inspect;
 mod json;
 mod layout;
+mod line;
 mod numbers;
 mod scan;
 mod text;
@@ -72,5 +73,6 @@ mod values;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting, json_raw};
+pub use line::console_line;
 pub(crate) use scan::string_end;
 pub use text::{well_formed, with_utf8};

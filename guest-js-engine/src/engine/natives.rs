@@ -1,9 +1,10 @@
 //! The natives the prelude is given: the host's log, timers, the run's
 //! clock and its random generators.
 
+use std::ffi::c_int;
 use std::time::SystemTime;
 
-use rquickjs::{ArrayBuffer, Ctx, Exception};
+use rquickjs::{ArrayBuffer, Ctx, Exception, qjs};
 
 use super::with_state;
 use crate::coderun::sandbox::host::{self, LogLevel};
@@ -17,6 +18,43 @@ pub(super) fn host_log(level: u32, line: String) {
         _ => LogLevel::Log,
     };
     host::log(level, &line);
+}
+
+/// `natives.plainLine(level, data)`: `format(data)` written as a console
+/// line at `level` when `data` holds only primitives
+/// ([`console_line`](crate::render::console_line)): true; false leaves the
+/// line to JavaScript. A C function: `console.log` calls it on every line,
+/// and a closure's trampoline and conversions were a quarter of the call.
+#[expect(
+    unsafe_code,
+    reason = "the entry point QuickJS calls a C function through"
+)]
+pub(super) unsafe extern "C" fn plain_line(
+    ctx: *mut qjs::JSContext,
+    _this: qjs::JSValue,
+    argc: c_int,
+    argv: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    if argc < 2 || argv.is_null() {
+        return qjs::JS_FALSE;
+    }
+    // SAFETY: QuickJS calls the entry with `argc` live values at `argv`;
+    // the value's tag and payload are read, and `data` is only read.
+    let (level, data) = unsafe {
+        let level = *argv;
+        let level = match qjs::JS_VALUE_GET_NORM_TAG(level) {
+            qjs::JS_TAG_INT => u32::try_from(qjs::JS_VALUE_GET_INT(level)).unwrap_or(0),
+            _ => 0,
+        };
+        (level, *argv.add(1))
+    };
+    match crate::render::console_line(ctx, data) {
+        Some(line) => {
+            host_log(level, line);
+            qjs::JS_TRUE
+        }
+        None => qjs::JS_FALSE,
+    }
 }
 
 /// The prelude set a timer: the event loop asks it for due timers again.

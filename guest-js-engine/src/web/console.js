@@ -13,6 +13,7 @@
   const { inspect, stringWidth } = host.inspect;
   const { format } = host.format;
   const hostLog = host.log;
+  const plainLine = host.natives.plainLine;
   const now = host.now;
   const uncurry = Function.prototype.bind.bind(Function.prototype.call);
   const { create: ObjectCreate, defineProperty, keys: objectKeys, hasOwn, getOwnPropertyDescriptor, getPrototypeOf } = Object;
@@ -70,7 +71,13 @@
     }
     hostLog(level, text);
   }
-  function print(level, data) { write(level, format(data, undefined, ROOM)); }
+  // A line of primitives outside a group is written natively, at a
+  // fraction of the fuel (render/line.rs); the operations that print their
+  // arguments check that first themselves, which saves a call.
+  function print(level, data) {
+    if (groupIndent !== '' || !plainLine(level, data)) formatted(level, data);
+  }
+  function formatted(level, data) { write(level, format(data, undefined, ROOM)); }
   function warning(message) { write(WARN, `Warning: ${message}`); }
 
   // ---- timing -------------------------------------------------------------
@@ -275,10 +282,10 @@
     clear() {
       // Node clears only a terminal, and there is none.
     },
-    debug(...data) { print(DEBUG, data); },
-    error(...data) { print(ERROR, data); },
-    info(...data) { print(INFO, data); },
-    log(...data) { print(LOG, data); },
+    debug(...data) { if (groupIndent !== '' || !plainLine(DEBUG, data)) formatted(DEBUG, data); },
+    error(...data) { if (groupIndent !== '' || !plainLine(ERROR, data)) formatted(ERROR, data); },
+    info(...data) { if (groupIndent !== '' || !plainLine(INFO, data)) formatted(INFO, data); },
+    log(...data) { if (groupIndent !== '' || !plainLine(LOG, data)) formatted(LOG, data); },
     table(tabularData = undefined, properties = undefined) { printTable(tabularData, properties); },
     trace(...data) {
       const message = format(data, undefined, ROOM);
@@ -299,7 +306,7 @@
       }
       write(ERROR, (message === '' ? 'Trace' : `Trace: ${message}`) + frames);
     },
-    warn(...data) { print(WARN, data); },
+    warn(...data) { if (groupIndent !== '' || !plainLine(WARN, data)) formatted(WARN, data); },
     dir(item = undefined, options = undefined) {
       const opts = { customInspect: false };
       if (options !== null && typeof options === 'object') {
@@ -308,7 +315,7 @@
       }
       write(LOG, inspect(item, opts, ROOM));
     },
-    dirxml(...data) { print(LOG, data); },
+    dirxml(...data) { if (groupIndent !== '' || !plainLine(LOG, data)) formatted(LOG, data); },
     count(label = 'default') {
       label = `${label}`;
       const count = (counts[label] || 0) + 1;
