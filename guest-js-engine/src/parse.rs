@@ -51,6 +51,12 @@ const MODEL_KEYS: usize = 64;
 const MAX_DEPTH: usize = 128;
 
 unsafe extern "C" {
+    /// A new string of `len` bytes of ASCII at `buf`.
+    fn JS_CoderunNewAsciiString(
+        ctx: *mut qjs::JSContext,
+        buf: *const c_char,
+        len: qjs::size_t,
+    ) -> qjs::JSValue;
     /// A new object with `model`'s shape, taking `values`; `undefined`
     /// (the values left to the caller) when `model` does not qualify.
     fn JS_CoderunNewObjectLike(
@@ -145,6 +151,31 @@ fn same_text(a: &str, b: &str) -> bool {
             }
             word::<8>(a, len - 8) == word::<8>(b, len - 8)
         }
+    }
+}
+
+/// Whether `bytes`, fewer than sixteen, are all ASCII: two words that
+/// overlap (or one, or three bytes), as in [`same_text`]; false for more.
+#[inline]
+fn short_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let len = bytes.len();
+    let word = |at: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_ne_bytes(word)
+    };
+    let half = |at: usize| {
+        let mut half = [0u8; 4];
+        half.copy_from_slice(&bytes[at..at + 4]);
+        u64::from(u32::from_ne_bytes(half))
+    };
+    match len {
+        0 => true,
+        1..=3 => (bytes[0] | bytes[len / 2] | bytes[len - 1]) < 0x80,
+        4..=7 => (half(0) | half(len - 4)) & HIGH == 0,
+        8..=15 => (word(0) | word(len - 8)) & HIGH == 0,
+        _ => false,
     }
 }
 
@@ -363,11 +394,20 @@ impl<'de> Builder<'de> {
         self.push(array)
     }
 
-    /// A string of `text`, onto the stack of values.
+    /// A string of `text`, onto the stack of values. A short one of ASCII
+    /// (names, ids, tags: most strings of a list of records) is checked as
+    /// two words and copied; `JS_NewStringLen` checks the bytes for UTF-8
+    /// first, which for a longer string costs less than a byte each.
     fn string(&mut self, text: &str) -> Result<(), Declined> {
-        // SAFETY: `text` is UTF-8 of `text.len()` bytes.
+        let (ptr, len) = (text.as_ptr() as *const c_char, text.len() as _);
+        // SAFETY: `text` is UTF-8 of `len` bytes, ASCII when the first
+        // call is made.
         let value = unsafe {
-            qjs::JS_NewStringLen(self.ctx, text.as_ptr() as *const c_char, text.len() as _)
+            if short_ascii(text.as_bytes()) {
+                JS_CoderunNewAsciiString(self.ctx, ptr, len)
+            } else {
+                qjs::JS_NewStringLen(self.ctx, ptr, len)
+            }
         };
         self.push(value)
     }
