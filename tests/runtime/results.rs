@@ -364,8 +364,10 @@ async fn json_parse_reads_every_text_as_quickjs_did() {
           '[ 7]', '[12345678,123456789,1234567890123456,12345678901234567890]', '[1,]  ',
           '[1.5,true,null,{"a":1},2]', '[00000000000000001]', '[1.00000000000000000001]',
         ];
-        // Strings of up to 17 bytes with one character that is not ASCII
-        // at each place (a short ASCII string is made without a scan).
+        // Strings of up to 17 bytes, of ASCII alone (a short one is made
+        // without a scan, and copied as words) and with one character that
+        // is not ASCII at each place.
+        for (let n = 0; n < 18; n++) texts.push(JSON.stringify(['abcdefghijklmnopq'.slice(0, n)]));
         for (const c of ['\u00e9', '\u65e5', '\ud83d\ude00', '\u007f']) {
           for (let n = 1; n < 18; n++) {
             for (let at = 0; at < n; at++) {
