@@ -17,6 +17,7 @@ mod fetch;
 mod hostile;
 mod intl;
 mod isolation;
+mod json_costs;
 mod lifecycle;
 mod render;
 mod results;
