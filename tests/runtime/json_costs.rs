@@ -13,11 +13,11 @@ const RECORDS: &str = "const value = []; for (let i = 0; i < 2000; i++) value.pu
                        name: `item-${i}`, tags: ['a', 'b'], owner: { login: `user${i % 10}`, \
                        admin: i % 2 === 0 } });";
 
-/// The fuel per byte of `measured` over `baseline` (both returning the
-/// length of the JSON text, the bytes counted).
-async fn fuel_per_byte(measured: &str, baseline: &str) -> f64 {
-    let measured = run(&format!("{RECORDS} {measured}")).await;
-    let baseline = run(&format!("{RECORDS} {baseline}")).await;
+/// The fuel per byte of `measured` over `baseline`, each after `build`
+/// (both returning the length of the JSON text, the bytes counted).
+async fn fuel_per_byte(build: &str, measured: &str, baseline: &str) -> f64 {
+    let measured = run(&format!("{build} {measured}")).await;
+    let baseline = run(&format!("{build} {baseline}")).await;
     assert_ok(&measured);
     assert_ok(&baseline);
     let bytes = measured
@@ -36,6 +36,7 @@ async fn fuel_per_byte(measured: &str, baseline: &str) -> f64 {
 #[tokio::test]
 async fn json_parse_of_records_costs_in_proportion_to_the_bytes() {
     let per_byte = fuel_per_byte(
+        RECORDS,
         "const text = JSON.stringify(value); const v = JSON.parse(text); return text.length;",
         "const text = JSON.stringify(value); return text.length;",
     )
@@ -50,23 +51,15 @@ async fn json_parse_of_records_costs_in_proportion_to_the_bytes() {
 /// through the reader's dispatch for each).
 #[tokio::test]
 async fn json_parse_of_numbers_costs_in_proportion_to_the_bytes() {
-    let numbers = "const value = []; for (let i = 0; i < 10000; i++) \
-                   value.push(i % 7 ? i * 1.5 : i); const text = JSON.stringify(value);";
-    let parsed = run(&format!(
-        "{numbers} const v = JSON.parse(text); \
+    let per_byte = fuel_per_byte(
+        "const value = []; for (let i = 0; i < 10000; i++) value.push(i % 7 ? i * 1.5 : i); \
+         const text = JSON.stringify(value);",
+        "const v = JSON.parse(text); \
          if (v.length !== 10000 || v[9999] !== 14998.5) throw new Error('misread'); \
-         return text.length;"
-    ))
+         return text.length;",
+        "return text.length;",
+    )
     .await;
-    let baseline = run(&format!("{numbers} return text.length;")).await;
-    assert_ok(&parsed);
-    assert_ok(&baseline);
-    let bytes = parsed
-        .value
-        .as_ref()
-        .and_then(Value::as_f64)
-        .expect("a length");
-    let per_byte = (parsed.fuel_consumed - baseline.fuel_consumed) as f64 / bytes;
     eprintln!("JSON.parse of numbers: {per_byte:.1} fuel per byte");
     assert!(per_byte <= 68.0, "{per_byte:.1} fuel per byte");
 }
@@ -114,6 +107,7 @@ async fn a_programs_data_is_not_freed_when_it_returns() {
 #[tokio::test]
 async fn json_parse_of_a_text_built_with_plus_costs_as_a_flat_one() {
     let per_byte = fuel_per_byte(
+        RECORDS,
         "let text = '['; for (const r of value) text += (text.length > 1 ? ',' : '') + \
          JSON.stringify(r); text += ']'; const v = JSON.parse(text); \
          if (v.length !== 2000 || v[1999].name !== 'item-1999') throw new Error('misread'); \
@@ -133,6 +127,7 @@ async fn json_parse_of_a_text_built_with_plus_costs_as_a_flat_one() {
 #[tokio::test]
 async fn json_stringify_of_records_costs_in_proportion_to_the_bytes() {
     let per_byte = fuel_per_byte(
+        RECORDS,
         "return JSON.stringify(value).length;",
         "return value.length;",
     )
