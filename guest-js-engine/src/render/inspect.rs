@@ -317,11 +317,16 @@ impl Renderer<'_, '_, '_> {
                 self.entries[depth] = output;
                 return Some(span);
             }
-            let limit = self
-                .options
-                .max_array_length
-                .max(0.0)
-                .min(elements.len() as f64) as usize;
+            // `max(0).min(len)` by comparisons: wasm has no instruction
+            // for `f64::max`'s NaN rule, which is a call to libm's `fmax`
+            // (a NaN limit shows no element either way).
+            let max = self.options.max_array_length;
+            let len = elements.len() as f64;
+            let limit = if max > 0.0 {
+                if max < len { max } else { len }
+            } else {
+                0.0
+            } as usize;
             let mut complete = true;
             // Up to six elements (never grouped into columns), written
             // joined for one line as they come (see `reduce`).
@@ -389,13 +394,19 @@ impl Renderer<'_, '_, '_> {
                     if self.out_of_room(&mut output, true) {
                         break;
                     }
-                    self.separator(&output, true);
                     let (slot, key) = self.walk.shapes.entry(at);
                     // SAFETY: the shape says slot `slot` is a data property
                     // of this object, whose slots are one value each.
                     let element = unsafe { *values.add(slot) };
-                    let key = self.key(key);
-                    self.out.ascii(": ");
+                    let key = match key {
+                        Key::Name(name) => self.out.name_entry(name, !output.is_empty()),
+                        _ => {
+                            self.separator(&output, true);
+                            let key = self.key(key);
+                            self.out.ascii(": ");
+                            key
+                        }
+                    };
                     let span = self.nested(element, recurse)?;
                     self.room -= key.units as f64;
                     output.push(Entry {

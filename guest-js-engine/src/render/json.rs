@@ -149,11 +149,7 @@ pub(super) fn json_object(
             }
             match key {
                 // A name is its own JSON text between the quotes.
-                Key::Name(name) => {
-                    out.utf8(if first { b"\"" } else { b",\"" });
-                    out.utf8(name);
-                    out.utf8(b"\":");
-                }
+                Key::Name(name) => out.json_name(name, !first),
                 Key::Chars(chars) => {
                     if !first {
                         out.ascii(",");

@@ -73,6 +73,70 @@ impl Out {
         self.units += written;
     }
 
+    /// A property's name that JSON writes as it is, as JSON writes it
+    /// before the value: `"name":`, after a comma unless it is the first,
+    /// with one check of the room. JSON's units are not counted.
+    #[inline(always)]
+    pub(super) fn json_name(&mut self, name: &[u8], comma: bool) {
+        // SAFETY: the name is ASCII (a `Key::Name`), which keeps the text
+        // UTF-8.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        let len = bytes.len();
+        let most = name.len() + 4;
+        if bytes.capacity() - len < most {
+            grow(bytes, most);
+        }
+        // SAFETY: room for a comma, the name, two quotes and a colon is
+        // there (above); the name is not in the buffer.
+        unsafe {
+            let mut at = bytes.as_mut_ptr().add(len);
+            at.write(b',');
+            at = at.add(usize::from(comma));
+            at.write(b'"');
+            std::ptr::copy_nonoverlapping(name.as_ptr(), at.add(1), name.len());
+            at.add(name.len() + 1).write(b'"');
+            at.add(name.len() + 2).write(b':');
+            bytes.set_len(len + usize::from(comma) + name.len() + 3);
+        }
+    }
+
+    /// A property's name that inspect writes as it is (a `Key::Name`),
+    /// written joined (see `reduce`): after `, ` unless it is the first,
+    /// and before `: `, with one check of the room. Returns the name's
+    /// span.
+    #[inline(always)]
+    pub(super) fn name_entry(&mut self, name: &[u8], separator: bool) -> Span {
+        // SAFETY: the name is ASCII, which keeps the text UTF-8.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        let len = bytes.len();
+        let most = name.len() + 4;
+        if bytes.capacity() - len < most {
+            grow(bytes, most);
+        }
+        let separator = 2 * usize::from(separator);
+        let n = name.len();
+        // SAFETY: room for the separator, the name and `: ` is there
+        // (above); the name is not in the buffer.
+        unsafe {
+            let at = bytes.as_mut_ptr().add(len);
+            at.write(b',');
+            at.add(1).write(b' ');
+            let at = at.add(separator);
+            std::ptr::copy_nonoverlapping(name.as_ptr(), at, n);
+            at.add(n).write(b':');
+            at.add(n + 1).write(b' ');
+            bytes.set_len(len + separator + n + 2);
+        }
+        self.units += separator + n + 2;
+        self.newline = false;
+        Span {
+            start: len + separator,
+            end: len + separator + n,
+            units: n,
+            newline: false,
+        }
+    }
+
     /// Appends UTF-8 text without counting its units: JSON's text, which
     /// no layout measures, and the appends above, which count their own.
     #[inline(always)]
