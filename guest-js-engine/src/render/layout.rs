@@ -68,12 +68,16 @@ impl Renderer<'_, '_, '_> {
         })
     }
 
-    /// `reduceToSingleString`'s list of one entry a line, written over
-    /// the entries from `level` on. Each entry's text (a key, `: ` and its
-    /// value, or a value) lies in one piece, so it is copied once; the
-    /// entries lie one after the other (separated by `, ` after the
-    /// opening brace and a space when `joined`), so the text's length is
-    /// known without a pass over them.
+    /// `reduceToSingleString`'s list of one entry a line, laid out in
+    /// place from `level` on. Each entry's text (a key, `: ` and its
+    /// value, or a value) lies in one piece, and the entries lie one after
+    /// the other (separated by `, ` after the opening brace and a space
+    /// when `joined`), so the text's length is known without a pass over
+    /// them. Every entry ends up at or after where it is (its line break
+    /// and indentation take at least the room of the `, ` or the brace
+    /// before it), so they are moved there from the last to the first,
+    /// each once, and the breaks written in the room between them: no
+    /// entry is copied twice (a copy costs fuel by the byte).
     fn lines(
         &mut self,
         level: usize,
@@ -104,21 +108,67 @@ impl Renderer<'_, '_, '_> {
             let start = entry.key.map_or(entry.value.start, |key| key.start);
             units -= entry.value.end - start - entry.units();
         }
-        self.write_over(level, bytes, |fill| {
-            fill.ascii(open.as_bytes());
-            for (i, entry) in output.iter().enumerate() {
-                fill.ascii(if i > 0 { b",\n" } else { b"\n" });
-                fill.spaces(indentation + 2);
+        self.out.buf.reserve(bytes - written);
+        // SAFETY: the buffer holds `level + bytes` bytes (reserved above)
+        // and is not moved while they are written. Each piece's place is
+        // checked within them before it is written, and the entries' ends
+        // are checked to add up to the count. An entry is moved (with
+        // `copy`, which allows overlap) to its place from the last to the
+        // first, and its place starts at or after where it lies, so no
+        // entry is overwritten before it is moved: the break before entry
+        // `i` starts where entry `i - 1` ends once moved, at or after where
+        // it ends before. What is written is UTF-8: ASCII, and the entries'
+        // text, which starts and ends between characters.
+        unsafe {
+            let buf = self.out.buf.as_mut_vec();
+            let text = buf.as_mut_ptr();
+            let total = level + bytes;
+            let limit = buf.capacity();
+            let put = |at: usize, piece: &[u8]| {
+                assert!(
+                    at + piece.len() <= total && total <= limit,
+                    "a list missed its count"
+                );
+                std::ptr::copy_nonoverlapping(piece.as_ptr(), text.add(at), piece.len());
+            };
+            let spaces = |at: usize, count: usize| {
+                assert!(
+                    at + count <= total && total <= limit,
+                    "a list missed its count"
+                );
+                std::ptr::write_bytes(text.add(at), b' ', count);
+            };
+            // From the end: the closing line, then each entry and the line
+            // break and indentation before it.
+            let mut end = total - close.len();
+            put(end, close.as_bytes());
+            end -= indentation;
+            spaces(end, indentation);
+            end -= 1;
+            put(end, b"\n");
+            for (i, entry) in output.iter().enumerate().rev() {
                 let start = entry.key.map_or(entry.value.start, |key| key.start);
-                fill.span(Span {
-                    start,
-                    ..entry.value
-                });
+                let len = entry.value.end - start;
+                end -= len;
+                assert!(
+                    end >= start && end + len <= total && total <= limit,
+                    "a list missed its count"
+                );
+                std::ptr::copy(text.add(start), text.add(end), len);
+                end -= indentation + 2;
+                spaces(end, indentation + 2);
+                if i > 0 {
+                    end -= 2;
+                    put(end, b",\n");
+                } else {
+                    end -= 1;
+                    put(end, b"\n");
+                }
             }
-            fill.ascii(b"\n");
-            fill.spaces(indentation);
-            fill.ascii(close.as_bytes());
-        });
+            assert!(end == level + open.len(), "a list missed its count");
+            put(level, open.as_bytes());
+            buf.set_len(total);
+        }
         self.out.units += units;
         self.out.newline = true;
         Span {
