@@ -231,6 +231,11 @@ const cases = [
   [1, 2, 3],
   [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25],
   Array.from({ length: 40 }, (_, i) => (i < 30 ? i * 0.1 : i === 30 ? -0 : i)),
+  // Numbers are written in blocks of 256 elements: the first other value
+  // on either side of a block's edge, and far past it, after numbers of
+  // every path (integers, short decimals, Ryū's thirds).
+  ...[255, 256, 257, 600].map((at) =>
+    Array.from({ length: at + 3 }, (_, i) => (i === at ? 'x' : i % 3 ? i / 3 : i % 2 ? i / 4 : i))),
 ];
 console.log(JSON.stringify(cases));
 return cases;

@@ -37,28 +37,6 @@ impl Out {
         bytes
     }
 
-    /// An element of an array of numbers in JSON: its comma (unless it is
-    /// the first) and the integer `n`, with one check of the room for both.
-    /// JSON's units are not counted (no layout measures them). Returns the
-    /// number's length.
-    #[inline(always)]
-    pub(super) fn json_int_element(&mut self, n: i64, comma: bool) -> usize {
-        let bytes = self.room_for_digits();
-        // SAFETY: as in `int`, with one byte more for the comma (within
-        // `DIGITS_ROOM`).
-        unsafe {
-            let start = bytes.len();
-            let mut at = bytes.as_mut_ptr().add(start);
-            at.write(b',');
-            at = at.add(usize::from(comma));
-            at.write(b'-');
-            let sign = usize::from(n < 0);
-            let len = sign + write_decimal(at.add(sign), n.unsigned_abs());
-            bytes.set_len(start + usize::from(comma) + len);
-            len
-        }
-    }
-
     /// A number as `Number.prototype.toString` writes it.
     pub(super) fn number(&mut self, n: f64) {
         if n.fract() == 0.0 && n.abs() < 1e15 {
@@ -88,37 +66,54 @@ impl Out {
         };
         self.units += len;
     }
+}
 
-    /// [`json_int_element`](Self::json_int_element) for a finite double
-    /// (not `-0`: the caller's test): its comma, then its text as
-    /// `Number.prototype.toString` writes it, with one check of the room
-    /// unless it takes Ryū. Returns the number's length.
-    #[inline(always)]
-    pub(super) fn json_float_element(&mut self, n: f64, comma: bool) -> usize {
+/// The most bytes [`write_number`] writes: a sign, twenty digits and the
+/// spill; a short decimal's 21; Ryū's longest text, 24
+/// (`-2.2250738585072014e-308`).
+pub(super) const NUMBER_ROOM: usize = 25;
+
+/// Writes `n` (finite, not `-0`) as `Number.prototype.toString` writes
+/// it, from `at` on, and returns its length; up to three bytes past it may
+/// be written too.
+///
+/// # Safety
+/// `at` is writable for [`NUMBER_ROOM`] bytes.
+#[inline(always)]
+pub(super) unsafe fn write_int(at: *mut u8, n: i64) -> usize {
+    // SAFETY: a sign, at most 20 digits and the spill (the caller's
+    // promise).
+    unsafe {
+        at.write(b'-');
+        let sign = usize::from(n < 0);
+        sign + write_decimal(at.add(sign), n.unsigned_abs())
+    }
+}
+
+/// [`write_int`] for a finite double other than `-0`: an integer, a
+/// short decimal, or Ryū's text.
+///
+/// # Safety
+/// `at` is writable for [`NUMBER_ROOM`] bytes.
+#[inline(always)]
+pub(super) unsafe fn write_number(at: *mut u8, n: f64) -> usize {
+    // SAFETY: each writes within `NUMBER_ROOM` (the caller's promise);
+    // Ryū's text is checked to fit.
+    unsafe {
         if n.fract() == 0.0 && n.abs() < 1e15 {
-            return self.json_int_element(n as i64, comma);
+            return write_int(at, n as i64);
         }
-        let Some((scaled, fraction)) = short_decimal(n) else {
-            if comma {
-                self.utf8(b",");
-            }
-            let before = self.buf.len();
-            self.number(n);
-            return self.buf.len() - before;
-        };
-        let bytes = self.room_for_digits();
-        // SAFETY: `DIGITS_ROOM` bytes hold the comma and what
-        // `write_short_decimal` may write; only ASCII is written, and the
-        // length set covers the comma and the number.
-        unsafe {
-            let start = bytes.len();
-            let at = bytes.as_mut_ptr().add(start);
-            at.write(b',');
-            let comma = usize::from(comma);
-            let len = write_short_decimal(at.add(comma), n < 0.0, scaled, fraction);
-            bytes.set_len(start + comma + len);
-            len
+        if let Some((scaled, fraction)) = short_decimal(n) {
+            return write_short_decimal(at, n < 0.0, scaled, fraction);
         }
+        let mut buffer = ryu_js::Buffer::new();
+        let text = buffer.format(n).as_bytes();
+        assert!(
+            text.len() <= NUMBER_ROOM,
+            "a number's text outgrew its room"
+        );
+        std::ptr::copy_nonoverlapping(text.as_ptr(), at, text.len());
+        text.len()
     }
 }
 

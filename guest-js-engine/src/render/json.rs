@@ -2,9 +2,10 @@
 
 use rquickjs::{Ctx, Value, qjs};
 
+use super::digits::{NUMBER_ROOM, write_int, write_number};
 use super::numbers::{GROUPED, NumberArrays};
 use super::scan::Held;
-use super::text::{Out, json_string};
+use super::text::{Out, grow, json_string};
 use super::values::*;
 
 // ---- JSON -------------------------------------------------------------------
@@ -251,57 +252,77 @@ fn json_array(
 /// each after its comma, up to the first element that is not an integer
 /// or a finite number other than `-0` (what [`NumberArrays::notable`]
 /// takes), and notes their lengths when `noting`. Returns how many it
-/// wrote. The tag is read once, the room checked once per element, and
-/// the lengths pushed to one list: the general loop takes several times
-/// the work for each. Out of line, so that the walk over an array of
-/// other values stays as small as it was.
+/// wrote. The tag is read once, and the room checked once for a block of
+/// elements, which are written through a pointer and their length set at
+/// the block's end: the general loop takes several times the work for
+/// each. Out of line, so that the walk over an array of other values stays
+/// as small as it was.
 #[inline(never)]
 fn leading_numbers(
     elements: &[qjs::JSValue],
     out: &mut Out,
     noting: Option<&mut NumberArrays>,
 ) -> usize {
+    /// Elements written after one check of the room.
+    const BLOCK: usize = 256;
     let mut lengths = noting.map(|numbers| {
         let lengths = numbers.lengths();
         lengths.reserve(elements.len());
         lengths
     });
-    let mut written = elements.len();
-    for (i, &element) in elements.iter().enumerate() {
-        // SAFETY: reading a value's tag and payload.
-        let len = unsafe {
-            match qjs::JS_VALUE_GET_NORM_TAG(element) {
-                qjs::JS_TAG_INT => {
-                    out.json_int_element(i64::from(qjs::JS_VALUE_GET_INT(element)), i > 0)
-                }
-                qjs::JS_TAG_FLOAT64 => {
-                    let n = qjs::JS_VALUE_GET_FLOAT64(element);
-                    if !n.is_finite() || (n == 0.0 && n.is_sign_negative()) {
-                        written = i;
+    let noted = lengths.as_ref().map_or(0, |lengths| lengths.len());
+    let mut written = 0;
+    // SAFETY: only ASCII is written, so the text stays UTF-8.
+    let bytes = unsafe { out.buf.as_mut_vec() };
+    'blocks: while written < elements.len() {
+        let block = &elements[written..elements.len().min(written + BLOCK)];
+        let room = block.len() * (1 + NUMBER_ROOM);
+        if bytes.capacity() - bytes.len() < room {
+            grow(bytes, room);
+        }
+        // SAFETY: each element writes a comma and at most `NUMBER_ROOM`
+        // bytes within the room reserved for the block, after the text;
+        // the length set covers what was written. Each length noted is
+        // element `written` of the ones reserved for the array, after
+        // those noted before it, and the noted length is set to cover
+        // them at the end.
+        unsafe {
+            let base = bytes.as_mut_ptr();
+            let mut at = base.add(bytes.len());
+            let mut stopped = false;
+            for &element in block {
+                at.write(b',');
+                let number = at.add(usize::from(written > 0));
+                let len = match qjs::JS_VALUE_GET_NORM_TAG(element) {
+                    qjs::JS_TAG_INT => write_int(number, i64::from(qjs::JS_VALUE_GET_INT(element))),
+                    qjs::JS_TAG_FLOAT64 => {
+                        let n = qjs::JS_VALUE_GET_FLOAT64(element);
+                        if !n.is_finite() || (n == 0.0 && n.is_sign_negative()) {
+                            stopped = true;
+                            break;
+                        }
+                        write_number(number, n)
+                    }
+                    _ => {
+                        stopped = true;
                         break;
                     }
-                    out.json_float_element(n, i > 0)
+                };
+                at = number.add(len);
+                if let Some(lengths) = lengths.as_mut() {
+                    lengths.as_mut_ptr().add(noted + written).write(len as u32);
                 }
-                _ => {
-                    written = i;
-                    break;
-                }
+                written += 1;
             }
-        };
-        if let Some(lengths) = lengths.as_mut() {
-            // SAFETY: room for one length per element was reserved above,
-            // and this is element `i` of them, after the `i` before it.
-            unsafe {
-                lengths
-                    .as_mut_ptr()
-                    .add(lengths.len() + i)
-                    .write(len as u32);
+            bytes.set_len(at as usize - base as usize);
+            if stopped {
+                break 'blocks;
             }
         }
     }
     if let Some(lengths) = lengths {
         // SAFETY: the first `written` of the reserved lengths were written.
-        unsafe { lengths.set_len(lengths.len() + written) };
+        unsafe { lengths.set_len(noted + written) };
     }
     written
 }
