@@ -103,60 +103,61 @@ impl Renderer<'_, '_, '_> {
             + 1
             + indentation
             + close.len();
+        // The entries' text, each checked to lie in the list's, and their
+        // lengths checked to add up to what the count took for them: then
+        // every place the layout steps back to lies between the opening
+        // brace and the end.
         let mut units = bytes;
+        let mut moved = 0;
         for entry in output {
             let start = entry.key.map_or(entry.value.start, |key| key.start);
+            assert!(
+                level <= start && start <= entry.value.end && entry.value.end <= level + written,
+                "a list's entry lies outside it"
+            );
+            moved += entry.value.end - start;
             units -= entry.value.end - start - entry.units();
         }
+        assert!(moved == entries, "a list missed its count");
         self.out.buf.reserve(bytes - written);
         // SAFETY: the buffer holds `level + bytes` bytes (reserved above)
-        // and is not moved while they are written. Each piece's place is
-        // checked within them before it is written, and the entries' ends
-        // are checked to add up to the count. An entry is moved (with
-        // `copy`, which allows overlap) to its place from the last to the
-        // first, and its place starts at or after where it lies, so no
-        // entry is overwritten before it is moved: the break before entry
-        // `i` starts where entry `i - 1` ends once moved, at or after where
-        // it ends before. What is written is UTF-8: ASCII, and the entries'
-        // text, which starts and ends between characters.
+        // and is not moved while they are written. The pieces written
+        // from the end back (the closing line; each entry, its
+        // indentation and its line break) are the ones `bytes` counts,
+        // with the entries' lengths checked above to add up to their
+        // share, so each lies after the opening brace and before the end,
+        // and the walk ends where the brace does (checked). An entry is
+        // moved (with `copy`, which allows overlap) from its text, checked
+        // above to lie in the list's, to its place, from the last to the
+        // first; its place starts at or after where it lies (its line
+        // break and indentation take at least the room of what preceded
+        // it), so no entry is overwritten before it is moved: the break
+        // before entry `i` starts where entry `i - 1` ends once moved, at
+        // or after where it ends before. What is written is UTF-8: ASCII,
+        // and the entries' text, which starts and ends between characters.
         unsafe {
             let buf = self.out.buf.as_mut_vec();
             let text = buf.as_mut_ptr();
             let total = level + bytes;
-            let limit = buf.capacity();
+            assert!(total <= buf.capacity(), "a list missed its count");
             let put = |at: usize, piece: &[u8]| {
-                assert!(
-                    at + piece.len() <= total && total <= limit,
-                    "a list missed its count"
-                );
                 std::ptr::copy_nonoverlapping(piece.as_ptr(), text.add(at), piece.len());
-            };
-            let spaces = |at: usize, count: usize| {
-                assert!(
-                    at + count <= total && total <= limit,
-                    "a list missed its count"
-                );
-                std::ptr::write_bytes(text.add(at), b' ', count);
             };
             // From the end: the closing line, then each entry and the line
             // break and indentation before it.
             let mut end = total - close.len();
             put(end, close.as_bytes());
             end -= indentation;
-            spaces(end, indentation);
+            std::ptr::write_bytes(text.add(end), b' ', indentation);
             end -= 1;
             put(end, b"\n");
             for (i, entry) in output.iter().enumerate().rev() {
                 let start = entry.key.map_or(entry.value.start, |key| key.start);
                 let len = entry.value.end - start;
                 end -= len;
-                assert!(
-                    end >= start && end + len <= total && total <= limit,
-                    "a list missed its count"
-                );
                 std::ptr::copy(text.add(start), text.add(end), len);
                 end -= indentation + 2;
-                spaces(end, indentation + 2);
+                std::ptr::write_bytes(text.add(end), b' ', indentation + 2);
                 if i > 0 {
                     end -= 2;
                     put(end, b",\n");
