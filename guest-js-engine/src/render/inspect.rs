@@ -96,6 +96,51 @@ impl Entry {
     pub(super) fn units(&self) -> usize {
         self.key.map_or(0, |key| key.units + 2) + self.value.units
     }
+
+    /// Where its text starts: its key's, else its value's.
+    pub(super) fn start(&self) -> usize {
+        self.key.map_or(self.value.start, |key| key.start)
+    }
+}
+
+/// The entries of a list being laid out, and what the layout asks of them
+/// all, added up as they come: a list is measured once, not walked again
+/// for its width (`fits`) and for its text's units (`lines`).
+#[derive(Default)]
+pub(super) struct Entries {
+    list: Vec<Entry>,
+    /// Each entry's units ([`Entry::units`]), added up.
+    pub(super) units: usize,
+    /// Each entry's text, from its start to its value's end, in bytes,
+    /// added up.
+    pub(super) bytes: usize,
+    /// Whether an entry's key or value holds a line break.
+    pub(super) newline: bool,
+}
+
+impl Entries {
+    pub(super) fn clear(&mut self) {
+        self.list.clear();
+        self.units = 0;
+        self.bytes = 0;
+        self.newline = false;
+    }
+
+    #[inline(always)]
+    pub(super) fn push(&mut self, entry: Entry) {
+        self.units += entry.units();
+        self.bytes += entry.value.end.wrapping_sub(entry.start());
+        self.newline |= entry.value.newline || entry.key.is_some_and(|key| key.newline);
+        self.list.push(entry);
+    }
+}
+
+impl std::ops::Deref for Entries {
+    type Target = [Entry];
+
+    fn deref(&self) -> &[Entry] {
+        &self.list
+    }
 }
 
 pub(super) struct Renderer<'a, 'js, 'v> {
@@ -109,7 +154,7 @@ pub(super) struct Renderer<'a, 'js, 'v> {
     pub(super) current_depth: f64,
     pub(super) walk: Walk<'v>,
     /// Entry lists kept for reuse, one per level.
-    pub(super) entries: Vec<Vec<Entry>>,
+    pub(super) entries: Vec<Entries>,
     pub(super) out: Out,
 }
 
@@ -254,14 +299,14 @@ impl Renderer<'_, '_, '_> {
     /// after a separator when the entries are being `joined` (see
     /// `reduce`).
     #[inline]
-    pub(super) fn out_of_room(&mut self, output: &mut Vec<Entry>, joined: bool) -> bool {
+    pub(super) fn out_of_room(&mut self, output: &mut Entries, joined: bool) -> bool {
         self.room.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
             && self.ellipsis(output, joined)
     }
 
     /// Ends `output` with one `...` (out of room): true.
     #[cold]
-    fn ellipsis(&mut self, output: &mut Vec<Entry>, joined: bool) -> bool {
+    fn ellipsis(&mut self, output: &mut Entries, joined: bool) -> bool {
         let last_is_ellipsis = output.last().is_some_and(|last| {
             last.key.is_none() && &self.out.buf[last.value.start..last.value.end] == "..."
         });
@@ -283,7 +328,7 @@ impl Renderer<'_, '_, '_> {
             return None;
         }
         if self.entries.len() < self.walk.path.len() {
-            self.entries.push(Vec::new());
+            self.entries.push(Entries::default());
         }
         let span = self.enclosed(value, recurse);
         self.walk.leave();

@@ -1,7 +1,7 @@
 //! Node's line breaking and column grouping (layout.js's
 //! `reduceToSingleString` and `groupArrayElements`), over spans.
 
-use super::inspect::{Entry, Renderer};
+use super::inspect::{Entries, Entry, Renderer};
 use super::text::Span;
 
 impl Renderer<'_, '_, '_> {
@@ -16,7 +16,7 @@ impl Renderer<'_, '_, '_> {
     pub(super) fn reduce(
         &mut self,
         level: usize,
-        output: &mut Vec<Entry>,
+        output: &mut Entries,
         braces: (&str, &str),
         joined: bool,
         numeric: Option<&dyn Fn(usize) -> bool>,
@@ -81,7 +81,7 @@ impl Renderer<'_, '_, '_> {
     fn lines(
         &mut self,
         level: usize,
-        output: &[Entry],
+        output: &Entries,
         (open, close): (&str, &str),
         joined: bool,
     ) -> Span {
@@ -103,22 +103,13 @@ impl Renderer<'_, '_, '_> {
             + 1
             + indentation
             + close.len();
-        // The entries' text, each checked to lie in the list's, and their
-        // lengths checked to add up to what the count took for them: then
-        // every place the layout steps back to lies between the opening
-        // brace and the end.
-        let mut units = bytes;
-        let mut moved = 0;
-        for entry in output {
-            let start = entry.key.map_or(entry.value.start, |key| key.start);
-            assert!(
-                level <= start && start <= entry.value.end && entry.value.end <= level + written,
-                "a list's entry lies outside it"
-            );
-            moved += entry.value.end - start;
-            units -= entry.value.end - start - entry.units();
-        }
-        assert!(moved == entries, "a list missed its count");
+        // The entries' text is checked to add up to what the count took for
+        // it (and each entry, below, to lie in the list's): then every
+        // place the layout steps back to lies between the opening brace
+        // and the end. Its bytes beyond its units are its characters of
+        // more than one byte.
+        assert!(output.bytes == entries, "a list missed its count");
+        let units = bytes - (output.bytes - output.units);
         self.out.buf.reserve(bytes - written);
         // SAFETY: the buffer holds `level + bytes` bytes (reserved above)
         // and is not moved while they are written. The pieces written
@@ -128,7 +119,7 @@ impl Renderer<'_, '_, '_> {
         // share, so each lies after the opening brace and before the end,
         // and the walk ends where the brace does (checked). An entry is
         // moved (with `copy`, which allows overlap) from its text, checked
-        // above to lie in the list's, to its place, from the last to the
+        // first to lie in the list's, to its place, from the last to the
         // first; its place starts at or after where it lies (its line
         // break and indentation take at least the room of what preceded
         // it), so no entry is overwritten before it is moved: the break
@@ -152,7 +143,13 @@ impl Renderer<'_, '_, '_> {
             end -= 1;
             put(end, b"\n");
             for (i, entry) in output.iter().enumerate().rev() {
-                let start = entry.key.map_or(entry.value.start, |key| key.start);
+                let start = entry.start();
+                assert!(
+                    level <= start
+                        && start <= entry.value.end
+                        && entry.value.end <= level + written,
+                    "a list's entry lies outside it"
+                );
                 let len = entry.value.end - start;
                 end -= len;
                 std::ptr::copy(text.add(start), text.add(end), len);
@@ -206,22 +203,17 @@ impl Renderer<'_, '_, '_> {
     /// Whether the entries go on one line: `isBelowBreakLength` from
     /// `start`, and no entry holds a line break (the joined text's
     /// `includes('\n')`). `Some` of the entries' units when they do.
-    pub(super) fn fits(&self, output: &[Entry], start: usize) -> Option<usize> {
+    pub(super) fn fits(&self, output: &Entries, start: usize) -> Option<usize> {
         let break_length = self.options.break_length;
-        if (2 * output.len() + start) as f64 > break_length {
+        // A NaN break length takes every list on one line: `>` against it
+        // is false, in JavaScript too.
+        if (2 * output.len() + start) as f64 > break_length
+            || (output.len() + start + output.units) as f64 > break_length
+            || output.newline
+        {
             return None;
         }
-        let mut units = 0;
-        for entry in output {
-            units += entry.units();
-            if (output.len() + start + units) as f64 > break_length
-                || entry.value.newline
-                || entry.key.is_some_and(|key| key.newline)
-            {
-                return None;
-            }
-        }
-        Some(units)
+        Some(output.units)
     }
 
     /// `groupArrayElements`' number of columns for `count` entries whose
