@@ -170,16 +170,24 @@ impl Renderer<'_, '_, '_> {
 
     /// [`value`](Self::value) for a value that is not a primitive: a
     /// string or an object (`None` for anything else).
+    /// Inlined into the walks over elements and properties, so that a
+    /// string (most of the values that are not scalars) is a call of a
+    /// small function, not of the walk's own.
+    #[inline(always)]
     fn composite(&mut self, value: qjs::JSValue, kind: Kind, recurse: f64) -> Option<Span> {
-        let mark = self.out.mark();
         match kind {
-            Kind::String => {
-                let held = Held::of(self.ctx, value)?;
-                self.string(held.chars());
-            }
-            Kind::Object => return self.object(value, recurse),
-            _ => return None,
+            Kind::String => self.string_value(value),
+            Kind::Object => self.object(value, recurse),
+            _ => None,
         }
+    }
+
+    /// A string value (formatValue of a string) written and spent.
+    #[inline(never)]
+    fn string_value(&mut self, value: qjs::JSValue) -> Option<Span> {
+        let mark = self.out.mark();
+        let held = Held::of(self.ctx, value)?;
+        self.string(held.chars());
         let span = self.out.span(mark);
         self.room -= span.units as f64;
         Some(span)

@@ -98,7 +98,11 @@ fn scalar(out: &mut Out, kind: &Kind) -> bool {
 }
 
 /// A string, an array or an object (false for what JSON cannot write
-/// here, which leaves the whole value to JavaScript).
+/// here, which leaves the whole value to JavaScript). Inlined into the
+/// walks over elements and properties, so that a string (most of the
+/// values that are not scalars) is a call of a small function, not of the
+/// walk's own.
+#[inline(always)]
 fn json_composite(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
@@ -107,15 +111,22 @@ fn json_composite(
     walk: &mut Walk<'_>,
 ) -> bool {
     match kind {
-        Kind::String => match Held::of(ctx, value) {
-            Some(held) => {
-                json_string(out, held.chars());
-                true
-            }
-            None => false,
-        },
+        Kind::String => json_string_value(ctx, value, out),
         Kind::Object => json_object(ctx, value, out, walk),
         _ => false,
+    }
+}
+
+/// A string value as JSON writes it; false when its characters cannot be
+/// read.
+#[inline(never)]
+fn json_string_value(ctx: *mut qjs::JSContext, value: qjs::JSValue, out: &mut Out) -> bool {
+    match Held::of(ctx, value) {
+        Some(held) => {
+            json_string(out, held.chars());
+            true
+        }
+        None => false,
     }
 }
 
