@@ -122,10 +122,13 @@ const RECENT: usize = 4;
 pub(super) struct Shapes<'a> {
     /// Shape address → its range of `slots`, or `None` when not plain.
     known: std::collections::HashMap<usize, Option<(usize, usize)>, AddressHash>,
-    /// The shapes looked up last, most recent first, and their answers:
-    /// records alternate between a few shapes (an item's and its nested
-    /// objects'), which this finds without hashing.
+    /// The shapes last looked up in `known`, and their answers: records
+    /// alternate between a few shapes (an item's and its nested
+    /// objects'), which this finds without hashing. A shape found here is
+    /// left where it is; one looked up replaces the oldest (`next`).
     recent: [(usize, Option<(usize, usize)>); RECENT],
+    /// How many shapes were put in `recent`.
+    next: usize,
     slots: Vec<(u32, Key<'a>, i64)>,
 }
 
@@ -136,11 +139,8 @@ impl<'a> Shapes<'a> {
         value: qjs::JSValue,
         shape: usize,
     ) -> Option<(usize, usize)> {
-        if let Some(at) = self.recent.iter().position(|&(known, _)| known == shape) {
-            let found = self.recent[at];
-            self.recent.copy_within(0..at, 1);
-            self.recent[0] = found;
-            return found.1;
+        if let Some(&(_, answer)) = self.recent.iter().find(|&&(known, _)| known == shape) {
+            return answer;
         }
         let answer = match self.known.get(&shape) {
             Some(&answer) => answer,
@@ -150,8 +150,8 @@ impl<'a> Shapes<'a> {
                 answer
             }
         };
-        self.recent.copy_within(0..RECENT - 1, 1);
-        self.recent[0] = (shape, answer);
+        self.recent[self.next % RECENT] = (shape, answer);
+        self.next = self.next.wrapping_add(1);
         answer
     }
 
