@@ -345,6 +345,72 @@ async fn a_rendering_out_of_room_ends_its_lists_as_the_javascript_renderer_does(
     }
 }
 
+/// A string is written whole by the native renderer's shortest path only
+/// when it fits both its length limit and the room: strings either side of
+/// `maxStringLength`, 8-bit and wide, plain and with a character to
+/// escape, and a returned string at every length around the room's end,
+/// print as the JavaScript renderer prints them.
+#[tokio::test]
+async fn strings_at_the_length_limit_and_the_room_print_as_javascript_prints_them() {
+    let program = r#"
+for (const s of ['x'.repeat(9), 'x'.repeat(10), 'x'.repeat(11), "it's ten!!", 'tab\there.', 'ten chars\u00e9', '\u65e5'.repeat(10), '']) {
+  console.dir([s, { s }], { maxStringLength: 10 });
+}
+return ['x'.repeat(9), "it's"];
+"#;
+    let (native, javascript) = rendered_both_ways(program).await;
+    assert_eq!(native.logs.len(), javascript.logs.len());
+    for (i, (a, b)) in native.logs.iter().zip(&javascript.logs).enumerate() {
+        assert_eq!(
+            a.text, b.text,
+            "line {i}: native and JavaScript renderings differ"
+        );
+    }
+    assert!(
+        native.logs[0].text.contains("'xxxxxxxxx'"),
+        "{}",
+        native.logs[0].text
+    );
+    assert!(
+        native.logs[2].text.contains("... 1 more character"),
+        "{}",
+        native.logs[2].text
+    );
+    // A returned value's room is `max_value_bytes` units: the second
+    // string meets its end at one of these lengths.
+    let runtime = runtime_with(|c| {
+        c.max_value_bytes(200);
+    });
+    let (mut whole, mut cut) = (0, 0);
+    for n in 10..=40 {
+        let program = format!("return ['x'.repeat(170), 'z'.repeat({n})];");
+        let native = runtime
+            .run(CodeRunRequest::new(program.clone()))
+            .await
+            .expect("a run");
+        let javascript = runtime
+            .run(CodeRunRequest::new(format!(
+                "{JAVASCRIPT_RENDERER}{program}"
+            )))
+            .await
+            .expect("a run");
+        assert_eq!(
+            native.value_display, javascript.value_display,
+            "{n} characters"
+        );
+        let display = native.value_display.unwrap_or_default();
+        if display.contains(&format!("'{}'", "z".repeat(n))) {
+            whole += 1;
+        } else {
+            cut += 1;
+        }
+    }
+    assert!(
+        whole > 0 && cut > 0,
+        "{whole} whole, {cut} cut: the room's end was not met"
+    );
+}
+
 /// Plain data that is nested deeper than the native renderer takes, or
 /// cyclic, or mixed with what it declines (a Map, a class instance, a
 /// hole), still renders, by the JavaScript renderer, as before.

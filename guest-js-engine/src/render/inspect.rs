@@ -4,7 +4,7 @@
 use rquickjs::{Array, Ctx, Function, Object, Value, qjs};
 
 use super::numbers::{GROUPED, NumberArrays};
-use super::scan::{Chars, Held, InspectStop, UnitStop, scan};
+use super::scan::{Chars, Held, InspectStop, UnitStop, narrow, scan};
 use super::text::{Out, Span, quote};
 use super::values::*;
 
@@ -185,6 +185,33 @@ impl Renderer<'_, '_, '_> {
     /// A string value (formatValue of a string) written and spent.
     #[inline(never)]
     fn string_value(&mut self, value: qjs::JSValue) -> Option<Span> {
+        // Most strings in data: 8-bit, within the room and the length
+        // limit, and nothing to escape; written between single quotes, as
+        // `string` writes them, without its general steps.
+        if let Some(bytes) = narrow(value) {
+            let len = bytes.len() as f64;
+            if len <= self.room
+                && len <= self.options.max_string_length
+                && scan(
+                    Chars::Narrow(bytes),
+                    0,
+                    bytes.len(),
+                    InspectStop { single: true },
+                ) == bytes.len()
+            {
+                let start = self.out.buf.len();
+                self.out.quoted(bytes, b'\'');
+                self.out.newline = false;
+                let units = bytes.len() + 2;
+                self.room -= units as f64;
+                return Some(Span {
+                    start,
+                    end: start + units,
+                    units,
+                    newline: false,
+                });
+            }
+        }
         let mark = self.out.mark();
         let held = Held::of(self.ctx, value)?;
         self.string(held.chars());

@@ -4,7 +4,7 @@ use rquickjs::{Ctx, Value, qjs};
 
 use super::digits::{NUMBER_ROOM, write_int, write_number};
 use super::numbers::{GROUPED, NumberArrays};
-use super::scan::Held;
+use super::scan::{Chars, Held, narrow};
 use super::text::{Out, grow, json_string};
 use super::values::*;
 
@@ -121,6 +121,10 @@ fn json_composite(
 /// read.
 #[inline(never)]
 fn json_string_value(ctx: *mut qjs::JSContext, value: qjs::JSValue, out: &mut Out) -> bool {
+    if let Some(bytes) = narrow(value) {
+        json_string(out, Chars::Narrow(bytes));
+        return true;
+    }
     match Held::of(ctx, value) {
         Some(held) => {
             json_string(out, held.chars());

@@ -60,6 +60,22 @@ pub(super) struct Held {
     owned: bool,
 }
 
+/// A flat string's characters when they are 8-bit, borrowed (valid while
+/// the value is and the engine does not run); `None` for a wide string, a
+/// rope, or anything else.
+#[inline(always)]
+pub(super) fn narrow<'a>(value: qjs::JSValue) -> Option<&'a [u8]> {
+    let mut flat = 0u32;
+    // SAFETY: reads a live value's header.
+    let chars = unsafe { JS_CoderunStringChars(value, &mut flat) };
+    if chars.is_null() || flat >> 31 != 0 {
+        return None;
+    }
+    // SAFETY: a flat 8-bit string's `len` characters, alive while the
+    // value is.
+    Some(unsafe { std::slice::from_raw_parts(chars as *const u8, (flat & 0x7fff_ffff) as usize) })
+}
+
 impl Held {
     pub(super) fn of(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<Held> {
         let mut flat = 0u32;
