@@ -170,6 +170,7 @@ impl Renderer<'_, '_, '_> {
 
     /// [`value`](Self::value) for a value that is not a primitive: a
     /// string or an object (`None` for anything else).
+    ///
     /// Inlined into the walks over elements and properties, so that a
     /// string (most of the values that are not scalars) is a call of a
     /// small function, not of the walk's own.
