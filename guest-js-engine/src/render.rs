@@ -61,13 +61,16 @@ unsafe extern "C" {
     ) -> *const c_void;
 }
 
+mod columns;
 mod digits;
+mod entries;
 mod inspect;
 mod json;
 mod layout;
 mod line;
 mod numbers;
 mod scan;
+mod strings;
 mod text;
 mod values;
 

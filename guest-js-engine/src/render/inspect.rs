@@ -3,9 +3,9 @@
 
 use rquickjs::{Array, Ctx, Function, Object, Value, qjs};
 
+use super::entries::{Entries, Entry};
 use super::numbers::{GROUPED, NumberArrays};
-use super::scan::{Chars, Held, InspectStop, UnitStop, narrow, scan};
-use super::text::{Out, Span, quote};
+use super::text::{Out, Span};
 use super::values::*;
 
 // ---- inspect ----------------------------------------------------------------
@@ -85,64 +85,6 @@ pub fn inspect<'js>(
     Some(out.buf)
 }
 
-/// One entry of a list being laid out: a key (objects) and a value.
-#[derive(Clone, Copy)]
-pub(super) struct Entry {
-    pub(super) key: Option<Span>,
-    pub(super) value: Span,
-}
-
-impl Entry {
-    pub(super) fn units(&self) -> usize {
-        self.key.map_or(0, |key| key.units + 2) + self.value.units
-    }
-
-    /// Where its text starts: its key's, else its value's.
-    pub(super) fn start(&self) -> usize {
-        self.key.map_or(self.value.start, |key| key.start)
-    }
-}
-
-/// The entries of a list being laid out, and what the layout asks of them
-/// all, added up as they come: a list is measured once, not walked again
-/// for its width (`fits`) and for its text's units (`lines`).
-#[derive(Default)]
-pub(super) struct Entries {
-    list: Vec<Entry>,
-    /// Each entry's units ([`Entry::units`]), added up.
-    pub(super) units: usize,
-    /// Each entry's text, from its start to its value's end, in bytes,
-    /// added up.
-    pub(super) bytes: usize,
-    /// Whether an entry's key or value holds a line break.
-    pub(super) newline: bool,
-}
-
-impl Entries {
-    pub(super) fn clear(&mut self) {
-        self.list.clear();
-        self.units = 0;
-        self.bytes = 0;
-        self.newline = false;
-    }
-
-    #[inline(always)]
-    pub(super) fn push(&mut self, entry: Entry) {
-        self.units += entry.units();
-        self.bytes += entry.value.end.wrapping_sub(entry.start());
-        self.newline |= entry.value.newline || entry.key.is_some_and(|key| key.newline);
-        self.list.push(entry);
-    }
-}
-
-impl std::ops::Deref for Entries {
-    type Target = [Entry];
-
-    fn deref(&self) -> &[Entry] {
-        &self.list
-    }
-}
-
 pub(super) struct Renderer<'a, 'js, 'v> {
     pub(super) ctx: *mut qjs::JSContext,
     /// The returned value's JSON and the arrays of numbers it holds, when
@@ -181,44 +123,6 @@ impl Renderer<'_, '_, '_> {
             Kind::Object => self.object(value, recurse),
             _ => None,
         }
-    }
-
-    /// A string value (formatValue of a string) written and spent.
-    #[inline(never)]
-    fn string_value(&mut self, value: qjs::JSValue) -> Option<Span> {
-        // Most strings in data: 8-bit, within the room and the length
-        // limit, and nothing to escape; written between single quotes, as
-        // `string` writes them, without its general steps.
-        if let Some(bytes) = narrow(value) {
-            let len = bytes.len() as f64;
-            if len <= self.room
-                && len <= self.options.max_string_length
-                && scan(
-                    Chars::Narrow(bytes),
-                    0,
-                    bytes.len(),
-                    InspectStop { single: true },
-                ) == bytes.len()
-            {
-                let start = self.out.buf.len();
-                self.out.quoted(bytes, b'\'');
-                self.out.newline = false;
-                let units = bytes.len() + 2;
-                self.room -= units as f64;
-                return Some(Span {
-                    start,
-                    end: start + units,
-                    units,
-                    newline: false,
-                });
-            }
-        }
-        let mark = self.out.mark();
-        let held = Held::of(self.ctx, value)?;
-        self.string(held.chars());
-        let span = self.out.span(mark);
-        self.room -= span.units as f64;
-        Some(span)
     }
 
     /// [`value`](Self::value) for `undefined`, `null`, a boolean or a
@@ -263,63 +167,6 @@ impl Renderer<'_, '_, '_> {
         self.out.ascii(text);
         self.room -= text.len() as f64;
         self.out.span(mark)
-    }
-
-    /// `formatString` (not spent: the caller spends).
-    pub(super) fn string(&mut self, chars: Chars<'_>) {
-        // `min` and `max` without their NaN rules, which wasm has no
-        // instruction for (the room and the option are numbers).
-        let room = if self.room > 0.0 { self.room } else { 0.0 };
-        let max = self.options.max_string_length;
-        let limit = if max < room { max } else { room };
-        let mut len = chars.len();
-        let mut more = 0;
-        if len as f64 > limit {
-            more = len - limit as usize;
-            len = limit as usize;
-        }
-        // Most text has no quote, control, backslash or non-ASCII unit:
-        // one scan finds that, and it is copied between single quotes.
-        if scan(chars, 0, len, InspectStop { single: true }) == len {
-            match chars {
-                Chars::Narrow(bytes) => self.out.quoted(&bytes[..len], b'\''),
-                Chars::Wide(_) => {
-                    self.out.ascii("'");
-                    self.out.run(chars, 0, len);
-                    self.out.ascii("'");
-                }
-            }
-        } else if len > 16 && len as f64 > self.options.break_length - self.indentation as f64 - 4.0
-        {
-            let mut from = 0;
-            while from < len {
-                let end = (scan(chars, from, len, UnitStop(b'\n')) + 1).min(len);
-                if from > 0 {
-                    self.out.ascii(" +\n");
-                    self.out.newline = true;
-                    self.out.spaces(self.indentation + 2);
-                }
-                quote(&mut self.out, chars, from, end);
-                from = end;
-            }
-        } else {
-            quote(&mut self.out, chars, 0, len);
-        }
-        self.more(more);
-    }
-
-    /// What `formatString` adds after a string cut short by `more`
-    /// characters.
-    fn more(&mut self, more: usize) {
-        if more > 0 {
-            self.out.ascii("... ");
-            self.out.int(more as i64);
-            self.out.ascii(if more > 1 {
-                " more characters"
-            } else {
-                " more character"
-            });
-        }
     }
 
     /// The `, ` before an entry of a list being written `joined` for one
@@ -500,40 +347,6 @@ impl Renderer<'_, '_, '_> {
         };
         self.entries[depth] = output;
         span
-    }
-
-    /// A property's name as `formatProperty` writes it (not spent).
-    pub(super) fn key(&mut self, key: Key<'_>) -> Span {
-        let mark = self.out.mark();
-        let key = match key {
-            Key::Chars(chars) => chars,
-            Key::Name(name) => {
-                self.out.run(Chars::Narrow(name), 0, name.len());
-                return self.out.span(mark);
-            }
-            Key::Index(index) => {
-                self.out.ascii("'");
-                self.out.int(i64::from(index));
-                self.out.ascii("'");
-                return self.out.span(mark);
-            }
-        };
-        let len = key.len();
-        if len == 9 && (0..9).all(|at| key.get(at) == u16::from(b"__proto__"[at])) {
-            self.out.ascii("['__proto__']");
-        } else if len > 0
-            && (0..len).all(|at| {
-                let c = key.get(at);
-                c == u16::from(b'_')
-                    || u8::try_from(c)
-                        .is_ok_and(|c| c.is_ascii_alphabetic() || (at > 0 && c.is_ascii_digit()))
-            })
-        {
-            self.out.units(key, 0, len);
-        } else {
-            quote(&mut self.out, key, 0, len);
-        }
-        self.out.span(mark)
     }
 }
 
