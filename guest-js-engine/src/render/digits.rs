@@ -3,7 +3,7 @@
 //! elements of an array of numbers in JSON. Digits are copied four at a
 //! time from a table, left to right, after one check of the room.
 
-use super::text::{Out, grow};
+use super::text::Out;
 
 impl Out {
     #[inline(always)]
@@ -30,11 +30,7 @@ impl Out {
     #[inline(always)]
     fn room_for_digits(&mut self) -> &mut Vec<u8> {
         // SAFETY: the callers write ASCII only, so the text stays UTF-8.
-        let bytes = unsafe { self.buf.as_mut_vec() };
-        if bytes.capacity() - bytes.len() < DIGITS_ROOM {
-            grow(bytes, DIGITS_ROOM);
-        }
-        bytes
+        unsafe { self.room(DIGITS_ROOM) }.0
     }
 
     /// A number as `Number.prototype.toString` writes it.

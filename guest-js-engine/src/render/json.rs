@@ -5,7 +5,7 @@ use rquickjs::{Ctx, Value, qjs};
 use super::digits::{NUMBER_ROOM, write_int, write_number};
 use super::numbers::{GROUPED, NumberArrays};
 use super::scan::{Chars, Held, narrow};
-use super::text::{Out, grow, json_string};
+use super::text::{Out, json_string};
 use super::values::*;
 
 // ---- JSON -------------------------------------------------------------------
@@ -287,14 +287,10 @@ fn leading_numbers(
     });
     let noted = lengths.as_ref().map_or(0, |lengths| lengths.len());
     let mut written = 0;
-    // SAFETY: only ASCII is written, so the text stays UTF-8.
-    let bytes = unsafe { out.buf.as_mut_vec() };
     'blocks: while written < elements.len() {
         let block = &elements[written..elements.len().min(written + BLOCK)];
-        let room = block.len() * (1 + NUMBER_ROOM);
-        if bytes.capacity() - bytes.len() < room {
-            grow(bytes, room);
-        }
+        // SAFETY: only ASCII is written, so the text stays UTF-8.
+        let (bytes, _) = unsafe { out.room(block.len() * (1 + NUMBER_ROOM)) };
         // SAFETY: each element writes a comma and at most `NUMBER_ROOM`
         // bytes within the room reserved for the block, after the text;
         // the length set covers what was written. Each length noted is

@@ -52,16 +52,30 @@ impl Out {
         self.units += text.len();
     }
 
+    /// The text's bytes, with room for `more` after them (grown out of
+    /// line, by `Vec`'s doubling, when they do not fit), and their length
+    /// as read before: the one check of the room each append makes before
+    /// it writes through a pointer.
+    ///
+    /// # Safety
+    /// The caller leaves the bytes UTF-8.
+    #[inline(always)]
+    pub(super) unsafe fn room(&mut self, more: usize) -> (&mut Vec<u8>, usize) {
+        // SAFETY: the caller's promise.
+        let bytes = unsafe { self.buf.as_mut_vec() };
+        let len = bytes.len();
+        if bytes.capacity() - len < more {
+            grow(bytes, more);
+        }
+        (bytes, len)
+    }
+
     /// Appends ASCII that needs no escape between `quote`s, with them.
     #[inline]
     pub(super) fn quoted(&mut self, text: &[u8], quote: u8) {
-        // SAFETY: ASCII (the caller's promise) keeps the text UTF-8.
-        let bytes = unsafe { self.buf.as_mut_vec() };
-        let len = bytes.len();
         let written = text.len() + 2;
-        if bytes.capacity() - len < written {
-            grow(bytes, written);
-        }
+        // SAFETY: ASCII (the caller's promise) keeps the text UTF-8.
+        let (bytes, len) = unsafe { self.room(written) };
         // SAFETY: the room is there (above); the text is not in the buffer.
         unsafe {
             let at = bytes.as_mut_ptr().add(len);
@@ -80,12 +94,7 @@ impl Out {
     pub(super) fn json_name(&mut self, name: &[u8], comma: bool) {
         // SAFETY: the name is ASCII (a `Key::Name`), which keeps the text
         // UTF-8.
-        let bytes = unsafe { self.buf.as_mut_vec() };
-        let len = bytes.len();
-        let most = name.len() + 4;
-        if bytes.capacity() - len < most {
-            grow(bytes, most);
-        }
+        let (bytes, len) = unsafe { self.room(name.len() + 4) };
         // SAFETY: room for a comma, the name, two quotes and a colon is
         // there (above); the name is not in the buffer.
         unsafe {
@@ -107,12 +116,7 @@ impl Out {
     #[inline(always)]
     pub(super) fn name_entry(&mut self, name: &[u8], separator: bool) -> Span {
         // SAFETY: the name is ASCII, which keeps the text UTF-8.
-        let bytes = unsafe { self.buf.as_mut_vec() };
-        let len = bytes.len();
-        let most = name.len() + 4;
-        if bytes.capacity() - len < most {
-            grow(bytes, most);
-        }
+        let (bytes, len) = unsafe { self.room(name.len() + 4) };
         let separator = 2 * usize::from(separator);
         let n = name.len();
         // SAFETY: room for the separator, the name and `: ` is there
@@ -142,11 +146,7 @@ impl Out {
     #[inline(always)]
     pub(super) fn utf8(&mut self, text: &[u8]) {
         // SAFETY: the caller gives UTF-8.
-        let bytes = unsafe { self.buf.as_mut_vec() };
-        let len = bytes.len();
-        if bytes.capacity() - len < text.len() {
-            grow(bytes, text.len());
-        }
+        let (bytes, len) = unsafe { self.room(text.len()) };
         // SAFETY: the room is there (above); the text is not in the buffer.
         unsafe {
             std::ptr::copy_nonoverlapping(text.as_ptr(), bytes.as_mut_ptr().add(len), text.len());
@@ -233,7 +233,7 @@ impl Out {
 /// that the writes that fit stay small.
 #[cold]
 #[inline(never)]
-pub(super) fn grow(bytes: &mut Vec<u8>, more: usize) {
+fn grow(bytes: &mut Vec<u8>, more: usize) {
     bytes.reserve(more);
 }
 
