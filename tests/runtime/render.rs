@@ -10,8 +10,7 @@ use super::*;
 /// JavaScript renderer: both succeed, and return the same JSON and the same
 /// display. Both results, for the caller's further checks.
 async fn rendered_both_ways(program: &str) -> (CodeRunResult, CodeRunResult) {
-    let native = run(program).await;
-    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+    let (native, javascript) = both_ways_on(shared(), program).await;
     assert_ok(&native);
     assert_ok(&javascript);
     assert_eq!(native.value, javascript.value, "the JSON differs");
@@ -20,6 +19,20 @@ async fn rendered_both_ways(program: &str) -> (CodeRunResult, CodeRunResult) {
         "the display differs"
     );
     (native, javascript)
+}
+
+/// `program` run on `runtime` as it is and with [`JAVASCRIPT_RENDERER`].
+async fn both_ways_on(runtime: &WasmCodeRuntime, program: &str) -> (CodeRunResult, CodeRunResult) {
+    let run = |source: String| async move {
+        runtime
+            .run(CodeRunRequest::new(source))
+            .await
+            .expect("a run")
+    };
+    (
+        run(program.to_owned()).await,
+        run(format!("{JAVASCRIPT_RENDERER}{program}")).await,
+    )
 }
 
 /// A program that builds `count` random plain values from `seed` (strings
@@ -95,8 +108,7 @@ return values;
 async fn the_native_renderer_writes_what_the_javascript_renderer_writes() {
     for seed in [1, 7, 42, 1234, 99991] {
         let program = random_values_program(seed, 40);
-        let native = run(&program).await;
-        let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+        let (native, javascript) = both_ways_on(shared(), &program).await;
         assert_ok(&native);
         assert_ok(&javascript);
         // The prefix did force the JavaScript renderer, and the native one
@@ -186,8 +198,7 @@ for (const c of cases) console.log(c);
 console.log(nested);
 return [cases, nested];
 "#;
-    let native = run(program).await;
-    let javascript = run(&format!("{JAVASCRIPT_RENDERER}{program}")).await;
+    let (native, javascript) = both_ways_on(shared(), program).await;
     assert_ok(&native);
     assert_ok(&javascript);
     assert_eq!(native.logs.len(), javascript.logs.len());
@@ -304,16 +315,7 @@ async fn a_rendering_out_of_room_ends_its_lists_as_the_javascript_renderer_does(
     let runtime = runtime_with(|c| {
         c.max_log_bytes(64 << 20);
     });
-    let native = runtime
-        .run(CodeRunRequest::new(program))
-        .await
-        .expect("a run");
-    let javascript = runtime
-        .run(CodeRunRequest::new(format!(
-            "{JAVASCRIPT_RENDERER}{program}"
-        )))
-        .await
-        .expect("a run");
+    let (native, javascript) = both_ways_on(&runtime, program).await;
     assert_ok(&native);
     assert_ok(&javascript);
     assert_eq!(native.logs.len(), 13);
@@ -384,16 +386,7 @@ return ['x'.repeat(9), "it's"];
     let (mut whole, mut cut) = (0, 0);
     for n in 10..=40 {
         let program = format!("return ['x'.repeat(170), 'z'.repeat({n})];");
-        let native = runtime
-            .run(CodeRunRequest::new(program.clone()))
-            .await
-            .expect("a run");
-        let javascript = runtime
-            .run(CodeRunRequest::new(format!(
-                "{JAVASCRIPT_RENDERER}{program}"
-            )))
-            .await
-            .expect("a run");
+        let (native, javascript) = both_ways_on(&runtime, &program).await;
         assert_eq!(
             native.value_display, javascript.value_display,
             "{n} characters"
