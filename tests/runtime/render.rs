@@ -404,6 +404,81 @@ return ['x'.repeat(9), "it's"];
     );
 }
 
+/// A console line of several arguments, objects among them, is written
+/// natively as the JavaScript renderer writes it: `format` gives each
+/// object the room that the texts before it left of its 2^20 units, so an
+/// object after a long string is cut there. The text before it is counted
+/// in UTF-16 units: a Latin-1 character is one unit (and two bytes), a
+/// lone surrogate one unit (and U+FFFD's three bytes on the host).
+#[tokio::test]
+async fn a_console_line_of_objects_shares_its_room_as_the_javascript_renderer_does() {
+    let runtime = runtime_with(|config| {
+        config.max_log_bytes(16 << 20);
+    });
+    let object = "const o = { a: 'y'.repeat(30), b: [1, 2, 3], c: { d: true, e: null } };";
+    let lines = [
+        "'x'.repeat(1048500), o, o, [o]",
+        "'\\u00e9'.repeat(1048500), o, o",
+        "'\\ud800'.repeat(1048500), o, o",
+        "1.5, -0, null, undefined, true, 'x'.repeat(1048450), o, o",
+        "'x'.repeat(1048576), o",
+        "'x'.repeat(2000000), o",
+        "o, 'x'.repeat(1048500), o",
+        "'a', o, [o, [o, [o, [o]]]], 12",
+    ];
+    for line in lines {
+        let program = format!("{object}\nconsole.log({line});\nreturn 0;");
+        let (native, javascript) = both_ways_on(&runtime, &program).await;
+        assert_ok(&native);
+        assert_ok(&javascript);
+        let texts = |result: &CodeRunResult| -> Vec<String> {
+            result.logs.iter().map(|line| line.text.clone()).collect()
+        };
+        let (native_text, javascript_text) = (texts(&native), texts(&javascript));
+        assert_eq!(native_text.len(), 1, "{line}");
+        let tail = |text: &str| text.chars().rev().take(300).collect::<String>();
+        assert!(
+            native_text == javascript_text,
+            "{line}: native ...{} against JavaScript ...{}",
+            tail(&native_text[0]),
+            tail(&javascript_text[0])
+        );
+    }
+    // The room did cut: after 1,048,472 units of text and the first
+    // object's 70, the second has 34 left.
+    let program = format!(
+        "{object}\nconsole.log(1.5, -0, null, undefined, true, 'x'.repeat(1048450), o, o);\nreturn 0;"
+    );
+    let result = runtime
+        .run(CodeRunRequest::new(program))
+        .await
+        .expect("a run");
+    let text = &result.logs[0].text;
+    assert!(
+        text.ends_with("} { a: 'yyyyyyyyyyyyyyyyyy'... 12 more characters, ... }"),
+        "{}",
+        &text[1048450..]
+    );
+}
+
+/// A console line of small objects is written natively: a hundred lines
+/// of an object cost under four times a hundred lines of a word (about
+/// twice). Through `format`, `inspect`'s context and the call into the
+/// renderer each cost twelve times a word's line.
+#[tokio::test]
+async fn a_console_line_of_a_small_object_costs_about_a_line_of_text() {
+    let base = fuel_of("for (let i = 0; i < 100; i++) {} return 0;").await;
+    let words = fuel_of("for (let i = 0; i < 100; i++) console.log('word'); return 0;").await;
+    let objects =
+        fuel_of("for (let i = 0; i < 100; i++) console.log({ a: 1, b: [1, 2] }); return 0;").await;
+    let (words, objects) = (words - base, objects - base);
+    eprintln!("a hundred lines: of a word {words} fuel, of an object {objects}");
+    assert!(
+        objects < 4.0 * words,
+        "a hundred lines of an object cost {objects} fuel, of a word {words}"
+    );
+}
+
 /// Plain data that is nested deeper than the native renderer takes, or
 /// cyclic, or mixed with what it declines (a Map, a class instance, a
 /// hole), still renders, by the JavaScript renderer, as before.

@@ -21,8 +21,8 @@ pub(super) fn host_log(level: u32, line: String) {
 }
 
 /// `natives.plainLine(level, data)`: `format(data)` written as a console
-/// line at `level` when `data` holds only primitives
-/// ([`console_line`](crate::render::console_line)): true; false leaves the
+/// line at `level` when `data` holds only primitives and plain data (see
+/// [`console_line`](crate::render::console_line)): true; false leaves the
 /// line to JavaScript. A C function: `console.log` calls it on every line,
 /// and a closure's trampoline and conversions were a quarter of the call.
 #[expect(
@@ -48,7 +48,10 @@ pub(super) unsafe extern "C" fn plain_line(
         };
         (level, *argv.add(1))
     };
-    match crate::render::console_line(ctx, data) {
+    // Without the prelude's inspect symbol (not while the prelude itself
+    // runs), only a line of primitives is written here.
+    let custom = crate::engine::inspect_custom_raw();
+    match crate::render::console_line(ctx, data, custom) {
         Some(line) => {
             host_log(level, line);
             qjs::JS_TRUE

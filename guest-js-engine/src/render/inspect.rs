@@ -45,6 +45,58 @@ impl<'js> Inspect<'js> {
             string_width,
         }
     }
+
+    /// What a console argument shows: inspect.js's `context` with no
+    /// options (Node's defaults), within `room`. Without `stringWidth`,
+    /// which a C function has no way to reach: text that needs measuring
+    /// is declined, and JavaScript writes the line.
+    fn console(room: f64) -> Inspect<'js> {
+        Inspect {
+            depth: 2.0,
+            break_length: 80.0,
+            compact: 3.0,
+            max_array_length: 100.0,
+            max_string_length: 10_000.0,
+            room,
+            indentation: 0,
+            current_depth: 0.0,
+            seen: Vec::new(),
+            string_width: None,
+        }
+    }
+}
+
+/// The buffer a console argument is first given, in bytes.
+const CONSOLE_BYTES: usize = 256;
+
+/// An object as `console.log` writes it (`format`'s `inspect(arg,
+/// undefined, room)`), when it is plain data: its text and its length in
+/// UTF-16 units (its span's: the buffer's own count leaves out what the
+/// layout adds). `None` where `inspectPlain` declines it. The caller has
+/// checked the prototypes ([`pristine_raw`]).
+pub(super) fn console_object(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    room: f64,
+) -> Option<(String, usize)> {
+    let options = Inspect::console(room);
+    let mut renderer = Renderer {
+        ctx,
+        numbers: None,
+        room,
+        indentation: 0,
+        current_depth: 0.0,
+        options: &options,
+        walk: Walk::default(),
+        entries: Vec::new(),
+        // Most lines are short: room for one without growing it.
+        out: Out {
+            buf: String::with_capacity(CONSOLE_BYTES),
+            ..Out::default()
+        },
+    };
+    let span = renderer.value(value, 0.0)?;
+    Some((renderer.out.buf, span.units))
 }
 
 /// `value` as `formatValue(ctx, value, recurseTimes)` writes it, when it is

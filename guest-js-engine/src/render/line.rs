@@ -1,32 +1,52 @@
-//! A console line of primitives, as `format` (web/format.js) writes it:
-//! the arguments joined by spaces, a string as it is, a number, a boolean,
-//! `null` and `undefined` as `inspect` writes them. Most `console.log`
-//! calls print only these, and in JavaScript the trip through `format`,
-//! `write` and the prelude's well-formed check cost about 10,000 units of
-//! fuel a call.
+//! A console line, as `format` (web/format.js) writes it: the arguments
+//! joined by spaces, a string as it is, a number, a boolean, `null` and
+//! `undefined` as `inspect` writes them, and an object of plain data as
+//! `inspect` writes it with Node's defaults. Most `console.log` calls
+//! print only these. In JavaScript the trip through `format`, `write` and
+//! the prelude's well-formed check cost about 10,000 units of fuel a call,
+//! and an object's `inspect` context and the call into the native
+//! renderer about 35,000 more.
 
 use rquickjs::qjs;
 
+use super::inspect::console_object;
 use super::scan::{Chars, Held};
 use super::text::Out;
-use super::values::{Kind, kind, plain_array};
+use super::values::{Kind, kind, plain_array, pristine_raw};
+
+/// What one call renders at most: console.js's `ROOM`, which `format`
+/// shares out among the arguments.
+const ROOM: f64 = (1u32 << 20) as f64;
 
 /// The line `format(data)` gives, when `data` is a plain array of
-/// strings, numbers, booleans, `null` and `undefined`, and its first
-/// element is not a string holding a `%` that the rest could fill (a
-/// format directive); `None` otherwise, for JavaScript to write. A lone
-/// surrogate becomes U+FFFD, as the text crossing to the host does.
-pub fn console_line(ctx: *mut qjs::JSContext, data: qjs::JSValue) -> Option<String> {
+/// strings, numbers, booleans, `null`, `undefined` and objects that the
+/// native renderer takes (plain data, `Object.prototype` and
+/// `Array.prototype` as the renderer assumes them, checked with the
+/// inspect hook's symbol `custom`; none without it), and its first element is not a string
+/// holding a `%` that the rest could fill (a format directive); `None`
+/// otherwise, for JavaScript to write the whole line. A lone surrogate in
+/// a string argument becomes U+FFFD, as the text crossing to the host
+/// does; the renderer escapes those inside an object.
+pub fn console_line(
+    ctx: *mut qjs::JSContext,
+    data: qjs::JSValue,
+    custom: Option<qjs::JSValue>,
+) -> Option<String> {
     // SAFETY: reading a value's tag.
     if unsafe { qjs::JS_VALUE_GET_NORM_TAG(data) } != qjs::JS_TAG_OBJECT {
         return None;
     }
     let elements = plain_array(ctx, data)?;
     let mut out = Out::default();
+    // The UTF-16 units of the arguments' texts so far (`format`'s room is
+    // `ROOM` less these; the spaces between them do not count).
+    let mut used = 0usize;
+    let mut pristine = false;
     for (i, &element) in elements.iter().enumerate() {
         if i > 0 {
             out.ascii(" ");
         }
+        let start = out.buf.len();
         match kind(element) {
             Kind::String => {
                 let held = Held::of(ctx, element)?;
@@ -35,6 +55,11 @@ pub fn console_line(ctx: *mut qjs::JSContext, data: qjs::JSValue) -> Option<Stri
                     return None;
                 }
                 text(&mut out, chars);
+                used += match chars {
+                    Chars::Narrow(bytes) => bytes.len(),
+                    Chars::Wide(units) => units.len(),
+                };
+                continue;
             }
             Kind::Undefined => out.ascii("undefined"),
             Kind::Null => out.ascii("null"),
@@ -43,8 +68,24 @@ pub fn console_line(ctx: *mut qjs::JSContext, data: qjs::JSValue) -> Option<Stri
             Kind::Int(n) => out.int(i64::from(n)),
             Kind::Float(n) if n == 0.0 && n.is_sign_negative() => out.ascii("-0"),
             Kind::Float(n) => out.number(n),
-            Kind::Object | Kind::Other => return None,
+            Kind::Object => {
+                // The renderer reads the prototypes as they are: checked
+                // once a line, as nothing it does can change them.
+                if !pristine {
+                    if !pristine_raw(ctx, custom?) {
+                        return None;
+                    }
+                    pristine = true;
+                }
+                let (object, units) = console_object(ctx, element, ROOM - used as f64)?;
+                out.buf.push_str(&object);
+                used += units;
+                continue;
+            }
+            Kind::Other => return None,
         }
+        // Only ASCII was written: a byte is a unit.
+        used += out.buf.len() - start;
     }
     Some(out.buf)
 }
