@@ -50,8 +50,7 @@ pub(super) unsafe extern "C" fn plain_line(
     };
     // Without the prelude's inspect symbol (not while the prelude itself
     // runs), only a line of primitives is written here.
-    let custom = crate::engine::inspect_custom_raw();
-    match crate::render::console_line(ctx, data, custom) {
+    match crate::render::console_line(ctx, data, crate::engine::inspect_custom_raw) {
         Some(line) => {
             host_log(level, line);
             qjs::JS_TRUE

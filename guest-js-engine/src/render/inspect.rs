@@ -74,6 +74,7 @@ const CONSOLE_BYTES: usize = 256;
 /// UTF-16 units (its span's: the buffer's own count leaves out what the
 /// layout adds). `None` where `inspectPlain` declines it. The caller has
 /// checked the prototypes ([`pristine_raw`]).
+#[inline(never)]
 pub(super) fn console_object(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,

@@ -22,7 +22,8 @@ const ROOM: f64 = (1u32 << 20) as f64;
 /// strings, numbers, booleans, `null`, `undefined` and objects that the
 /// native renderer takes (plain data, `Object.prototype` and
 /// `Array.prototype` as the renderer assumes them, checked with the
-/// inspect hook's symbol `custom`; none without it), and its first element is not a string
+/// inspect hook's symbol, which `custom` looks up at the first object; none
+/// without it), and its first element is not a string
 /// holding a `%` that the rest could fill (a format directive); `None`
 /// otherwise, for JavaScript to write the whole line. A lone surrogate in
 /// a string argument becomes U+FFFD, as the text crossing to the host
@@ -30,7 +31,7 @@ const ROOM: f64 = (1u32 << 20) as f64;
 pub fn console_line(
     ctx: *mut qjs::JSContext,
     data: qjs::JSValue,
-    custom: Option<qjs::JSValue>,
+    custom: fn() -> Option<qjs::JSValue>,
 ) -> Option<String> {
     // SAFETY: reading a value's tag.
     if unsafe { qjs::JS_VALUE_GET_NORM_TAG(data) } != qjs::JS_TAG_OBJECT {
@@ -38,15 +39,15 @@ pub fn console_line(
     }
     let elements = plain_array(ctx, data)?;
     let mut out = Out::default();
-    // The UTF-16 units of the arguments' texts so far (`format`'s room is
-    // `ROOM` less these; the spaces between them do not count).
-    let mut used = 0usize;
+    // The bytes written past the UTF-16 units of the arguments' texts
+    // (what is not ASCII), for `format`'s room: `ROOM` less the units of
+    // the texts before an argument, without the spaces between them.
+    let mut extra = 0usize;
     let mut pristine = false;
     for (i, &element) in elements.iter().enumerate() {
         if i > 0 {
             out.ascii(" ");
         }
-        let start = out.buf.len();
         match kind(element) {
             Kind::String => {
                 let held = Held::of(ctx, element)?;
@@ -54,12 +55,7 @@ pub fn console_line(
                 if i == 0 && elements.len() > 1 && has_percent(chars) {
                     return None;
                 }
-                text(&mut out, chars);
-                used += match chars {
-                    Chars::Narrow(bytes) => bytes.len(),
-                    Chars::Wide(units) => units.len(),
-                };
-                continue;
+                extra += text(&mut out, chars);
             }
             Kind::Undefined => out.ascii("undefined"),
             Kind::Null => out.ascii("null"),
@@ -72,20 +68,18 @@ pub fn console_line(
                 // The renderer reads the prototypes as they are: checked
                 // once a line, as nothing it does can change them.
                 if !pristine {
-                    if !pristine_raw(ctx, custom?) {
+                    if !pristine_raw(ctx, custom()?) {
                         return None;
                     }
                     pristine = true;
                 }
+                let used = out.buf.len() - i - extra;
                 let (object, units) = console_object(ctx, element, ROOM - used as f64)?;
                 out.buf.push_str(&object);
-                used += units;
-                continue;
+                extra += object.len() - units;
             }
             Kind::Other => return None,
         }
-        // Only ASCII was written: a byte is a unit.
-        used += out.buf.len() - start;
     }
     Some(out.buf)
 }
@@ -97,14 +91,28 @@ fn has_percent(chars: Chars<'_>) -> bool {
     }
 }
 
-/// A string's text as UTF-8, a lone surrogate as U+FFFD.
-fn text(out: &mut Out, chars: Chars<'_>) {
-    match chars {
-        Chars::Narrow(bytes) if bytes.is_ascii() => out.utf8(bytes),
-        Chars::Narrow(bytes) => out.buf.extend(bytes.iter().map(|&b| char::from(b))),
-        Chars::Wide(units) => out.buf.extend(
-            char::decode_utf16(units.iter().copied())
-                .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
-        ),
-    }
+/// A string's text as UTF-8, a lone surrogate as U+FFFD; returns how many
+/// more bytes than UTF-16 units that wrote (none for ASCII).
+fn text(out: &mut Out, chars: Chars<'_>) -> usize {
+    let start = out.buf.len();
+    let units = match chars {
+        Chars::Narrow(bytes) if bytes.is_ascii() => {
+            out.utf8(bytes);
+            return 0;
+        }
+        Chars::Narrow(bytes) => {
+            out.buf.extend(bytes.iter().map(|&b| char::from(b)));
+            bytes.len()
+        }
+        Chars::Wide(units) => {
+            out.buf.extend(
+                char::decode_utf16(units.iter().copied())
+                    .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
+            );
+            units.len()
+        }
+    };
+    // A character takes at least as many bytes as units (U+FFFD's three
+    // for a lone surrogate's one).
+    out.buf.len() - start - units
 }
