@@ -116,17 +116,24 @@ pub(super) fn plain_slots(
 /// How many shapes [`Shapes`] finds without hashing.
 const RECENT: usize = 4;
 
+/// What a shape's analysis found: the range of [`Shapes`]'s slots that
+/// holds its own data properties, or `None` when it is not plain.
+type Analysis = Option<(usize, usize)>;
+
 /// The shapes a walk has analysed: each one's own data properties (slot,
 /// key, key as an array index) in own-key order, or that it is not plain.
 #[derive(Default)]
 pub(super) struct Shapes<'a> {
-    /// Shape address → its range of `slots`, or `None` when not plain.
-    known: std::collections::HashMap<usize, Option<(usize, usize)>, AddressHash>,
-    /// The shapes last looked up in `known`, and their answers: records
-    /// alternate between a few shapes (an item's and its nested
-    /// objects'), which this finds without hashing. A shape found here is
-    /// left where it is; one looked up replaces the oldest (`next`).
-    recent: [(usize, Option<(usize, usize)>); RECENT],
+    /// Shape address → its range of `slots`, or `None` when not plain,
+    /// for the shapes that left `recent`.
+    known: std::collections::HashMap<usize, Analysis, AddressHash>,
+    /// The shapes last looked up, their answers, and whether `known`
+    /// holds them: records alternate between a few shapes (an item's and
+    /// its nested objects'), which this finds without hashing. A shape
+    /// found here is left where it is; one looked up replaces the oldest
+    /// (`next`), which goes to `known` if it is not there. Address 0 is
+    /// no shape.
+    recent: [(usize, Analysis, bool); RECENT],
     /// How many shapes were put in `recent`.
     next: usize,
     slots: Vec<(u32, Key<'a>, i64)>,
@@ -138,25 +145,29 @@ impl<'a> Shapes<'a> {
         ctx: *mut qjs::JSContext,
         value: qjs::JSValue,
         shape: usize,
-    ) -> Option<(usize, usize)> {
-        if let Some(&(_, answer)) = self.recent.iter().find(|&&(known, _)| known == shape) {
+    ) -> Analysis {
+        if let Some(&(_, answer, _)) = self.recent.iter().find(|&&(known, ..)| known == shape) {
             return answer;
         }
-        let answer = match self.known.get(&shape) {
-            Some(&answer) => answer,
-            None => {
-                let answer = self.analyse(ctx, value);
-                self.known.insert(shape, answer);
-                answer
-            }
+        let (answer, hashed) = match self.known.get(&shape) {
+            Some(&answer) => (answer, true),
+            None => (self.analyse(ctx, value), false),
         };
-        self.recent[self.next % RECENT] = (shape, answer);
+        // A shape is hashed only once it leaves `recent`: a walk that meets
+        // a few shapes (a console line, a list of records) hashes none.
+        let (oldest, oldest_answer, oldest_hashed) = std::mem::replace(
+            &mut self.recent[self.next % RECENT],
+            (shape, answer, hashed),
+        );
+        if oldest != 0 && !oldest_hashed {
+            self.known.insert(oldest, oldest_answer);
+        }
         self.next = self.next.wrapping_add(1);
         answer
     }
 
     /// Reads the shape of `value` slot by slot.
-    fn analyse(&mut self, ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<(usize, usize)> {
+    fn analyse(&mut self, ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Analysis {
         // SAFETY: `value` is a live value of `ctx`.
         let count = unsafe { JS_CoderunPlainObject(ctx, value) };
         if count < 0 {
