@@ -20,9 +20,10 @@
 //! - `returned_values`: returning plain data (ten 100 KB strings, 10,000
 //!   numbers, 2,000 small nested objects): time, and the fuel per byte of
 //!   its JSON (deterministic, so measured once), against the same program
-//!   returning only `JSON.stringify(value, undefined, '').length`
-//!   (QuickJS's own JSON writer, which an indent still takes: an empty one
-//!   writes the same text) and against building the value alone; and the
+//!   returning only `JSON.stringify(value, undefined, new Number(0)).length`
+//!   (QuickJS's own JSON writer, which an indent given as an object still
+//!   takes: one of zero writes the same text) and against building the
+//!   value alone; and the
 //!   fuel per byte of the same value passed to a binding, received from
 //!   one, and printed with `console.log` (per byte of its line); the fuel
 //!   figures are written to `target/criterion/returned_values/fuel.json`.
@@ -331,9 +332,9 @@ const RETURNED: [(&str, &str); 3] = [
 ];
 
 /// The baseline: QuickJS's own `JSON.stringify` of the value. An indent
-/// takes it past the guest's native one (json.rs), and an empty indent
-/// writes the same text.
-const STRINGIFIED: &str = "return JSON.stringify(value, undefined, '').length;";
+/// given as a Number object takes it past the guest's native one
+/// (json.rs), and an indent of zero writes the same text.
+const STRINGIFIED: &str = "return JSON.stringify(value, undefined, new Number(0)).length;";
 
 fn returned_values(c: &mut Criterion) {
     let rt = tokio();

@@ -1,13 +1,14 @@
 //! The JSON object's two functions, native for plain data: `JSON.parse`
 //! of a string without a reviver reads it with parse.rs, and
-//! `JSON.stringify` of a value without a replacer or an indent writes it
-//! with the renderer's JSON (render/json.rs, the one a returned value and a
-//! binding's argument are written with). Everything else, and whatever
-//! those decline (a reviver or replacer, an indent, text that is not JSON,
-//! a value that is not plain data: a cycle, a `toJSON`, a class instance,
-//! a changed `Object.prototype`...), goes to QuickJS's own functions,
-//! which are kept, so the values, the text and the errors a program sees
-//! are theirs. Each keeps its standard `name`, `length` and attributes.
+//! `JSON.stringify` of a value without a replacer writes it with the
+//! renderer's JSON (render/json.rs, the one a returned value and a
+//! binding's argument are written with), laid out with its indent
+//! (render/indent.rs). Everything else, and whatever those decline (a
+//! reviver or replacer, an indent given as an object or as text that is
+//! not ASCII, text that is not JSON, a value that is not plain data: a
+//! cycle, a `toJSON`, a class instance, a changed `Object.prototype`...),
+//! goes to QuickJS's own functions, which are kept, so the values, the
+//! text and the errors a program sees are theirs. Each keeps its standard `name`, `length` and attributes.
 
 use std::cell::Cell;
 use std::ffi::c_int;
@@ -139,8 +140,10 @@ unsafe extern "C" fn parse_entry(
     unsafe { original(ctx, |originals| originals.parse, this, argc, argv) }
 }
 
-/// `JSON.stringify(value, replacer, space)`: a value without a replacer or
-/// an indent is written with the renderer's JSON when it is plain data;
+/// `JSON.stringify(value, replacer, space)`: a value without a replacer
+/// (`undefined` or `null`, which the standard ignores alike) is written
+/// with the renderer's JSON when it is plain data, and laid out with the
+/// indent `space` gives when the renderer takes it (see render/indent.rs);
 /// anything else by QuickJS's own.
 #[expect(
     unsafe_code,
@@ -160,14 +163,14 @@ unsafe extern "C" fn stringify_entry(
             argument(argc, argv, 2),
         )
     };
-    // SAFETY: reading two values' tags.
-    let plain = unsafe {
-        qjs::JS_VALUE_GET_TAG(replacer) == qjs::JS_TAG_UNDEFINED
-            && qjs::JS_VALUE_GET_TAG(space) == qjs::JS_TAG_UNDEFINED
-    };
-    if plain
+    // SAFETY: reading a value's tag.
+    let no_replacer = matches!(
+        unsafe { qjs::JS_VALUE_GET_TAG(replacer) },
+        qjs::JS_TAG_UNDEFINED | qjs::JS_TAG_NULL
+    );
+    if no_replacer
         && let Some(custom) = crate::engine::inspect_custom_raw()
-        && let Some(text) = crate::render::json_raw(ctx, value, custom)
+        && let Some(text) = crate::render::json_spaced_raw(ctx, value, custom, space)
         && let Ok(len) = u32::try_from(text.len())
     {
         // SAFETY: the live context; the text is UTF-8 (JSON of the value),

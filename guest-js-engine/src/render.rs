@@ -64,6 +64,7 @@ unsafe extern "C" {
 mod columns;
 mod digits;
 mod entries;
+mod indent;
 mod inspect;
 mod json;
 mod layout;
@@ -75,7 +76,7 @@ mod text;
 mod values;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
-pub use json::{json, json_noting, json_raw};
+pub use json::{json, json_noting, json_spaced_raw};
 pub use line::console_line;
 pub(crate) use scan::string_end;
 pub use text::{well_formed, with_utf8};

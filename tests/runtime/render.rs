@@ -35,11 +35,25 @@ async fn both_ways_on(runtime: &WasmCodeRuntime, program: &str) -> (CodeRunResul
     )
 }
 
-/// A program that builds `count` random plain values from `seed` (strings
-/// with quotes, breaks, controls, non-ASCII and lone surrogates; every kind
-/// of number; arrays that group into columns, long arrays, deep nesting,
-/// keys that need quoting), logs each, logs them all, and returns them all.
+/// A program that builds `count` random plain values from `seed` (see
+/// [`random_values`]), logs each, logs them all, and returns them all.
 fn random_values_program(seed: u32, count: u32) -> String {
+    format!(
+        "{}
+for (const v of values) console.log(v);
+console.log(values);
+console.log('%s|%j', values.slice(0, 3), values.slice(0, 3));
+return values;
+",
+        random_values(seed, count)
+    )
+}
+
+/// Code that builds `values`: `count` random plain values from `seed`
+/// (strings with quotes, breaks, controls, non-ASCII and lone surrogates;
+/// every kind of number; arrays that group into columns, long arrays, deep
+/// nesting, keys that need quoting).
+fn random_values(seed: u32, count: u32) -> String {
     format!(
         r#"
 let seed = {seed};
@@ -96,10 +110,6 @@ function value(depth) {{
 }}
 const values = [JSON.parse('{{"__proto__": 1, "a": [1, 2]}}')];
 for (let i = 0; i < {count}; i++) values.push(value(0));
-for (const v of values) console.log(v);
-console.log(values);
-console.log('%s|%j', values.slice(0, 3), values.slice(0, 3));
-return values;
 "#
     )
 }
@@ -145,6 +155,69 @@ async fn the_native_renderer_writes_what_the_javascript_renderer_writes() {
 /// with a character that stops it at each place around a block's edges,
 /// as values and as keys (after a property JSON skips): both renderers,
 /// and QuickJS's own `JSON.stringify`, write the same text.
+/// `JSON.stringify` with an indent writes what QuickJS's own writes, for
+/// every kind of `space`: numbers (cut to an integer, at most ten; below
+/// one, none), strings (their first ten characters), and what gives no
+/// indent; a `null` replacer is no replacer. Those it declines (an object,
+/// text that is not ASCII) go to QuickJS's own, as do all of them with the
+/// prefix that makes the native writer decline.
+#[tokio::test]
+async fn json_with_an_indent_is_written_as_quickjs_writes_it() {
+    let spaces = "[2, 4, 0, -1, 1.9, 0.5, 11, 1e9, Infinity, -Infinity, NaN, '', '\\t', '--',                   'abcdefghijklmn', true, null, undefined, new Number(3), new String('**'), '\\u00e9',                   'a\\ud83d\\ude00b']";
+    for seed in [3, 17, 2024] {
+        let program = format!(
+            "{}\nconst spaces = {spaces};\n\
+             return spaces.map((space, i) => i % 2 ? JSON.stringify(values, null, space) : \
+             JSON.stringify(values, undefined, space)).join('\\n\\u0001\\n');",
+            random_values(seed, 12)
+        );
+        // One string: an array of long texts that are not ASCII costs the
+        // JavaScript renderer's display dearly (its `stringWidth`).
+        let (native, javascript) = both_ways_on(shared(), &program).await;
+        assert_ok(&native);
+        assert_ok(&javascript);
+        let texts = |result: &CodeRunResult| -> Vec<String> {
+            let joined = result
+                .value
+                .as_ref()
+                .and_then(|v| v.as_str())
+                .expect("the texts");
+            joined.split("\n\u{1}\n").map(str::to_owned).collect()
+        };
+        let (native, javascript) = (texts(&native), texts(&javascript));
+        assert_eq!(native.len(), 22, "seed {seed}");
+        for (i, (a, b)) in native.iter().zip(&javascript).enumerate() {
+            assert!(a == b, "seed {seed}, space {i}: {a} against {b}");
+        }
+    }
+    // What the layout looks like, and that it is the native writer's: its
+    // fuel is a fraction of QuickJS's own (about a fifth).
+    let build = "const value = []; for (let i = 0; i < 500; i++) value.push({ id: i, \
+                 tags: ['a', 'b'], owner: { login: `user${i}`, admin: i % 2 === 0 }, none: {} });";
+    let program = format!("{build} return JSON.stringify(value, null, 2);");
+    let (native, javascript) = both_ways_on(shared(), &program).await;
+    assert_eq!(native.value, javascript.value);
+    let text = native
+        .value
+        .as_ref()
+        .and_then(|v| v.as_str())
+        .expect("a text");
+    assert!(
+        text.starts_with(
+            "[\n  {\n    \"id\": 0,\n    \"tags\": [\n      \"a\",\n      \"b\"\n    ],\n    \
+             \"owner\": {\n      \"login\": \"user0\",\n      \"admin\": true\n    },\n    \"none\": {}\n  },"
+        ),
+        "{}",
+        &text[..200]
+    );
+    assert!(
+        native.fuel_consumed * 2 < javascript.fuel_consumed,
+        "native {} fuel, QuickJS's own {}",
+        native.fuel_consumed,
+        javascript.fuel_consumed
+    );
+}
+
 #[tokio::test]
 async fn an_escape_anywhere_around_the_scans_blocks_is_found() {
     let program = r#"
@@ -162,7 +235,7 @@ async fn an_escape_anywhere_around_the_scans_blocks_is_found() {
         strings.forEach((s, i) => { keyed[s] = i; });
         const value = { strings, keyed };
         const native = JSON.stringify(value);
-        const quickjs = JSON.stringify(value, undefined, '');
+        const quickjs = JSON.stringify(value, undefined, new Number(0));
         if (native !== quickjs) throw new Error('JSON.stringify differs from QuickJS');
         return value;
     "#;

@@ -5,7 +5,7 @@
 //! order, property attributes and prototype, at every level, and the
 //! same error for text that is not JSON. And `JSON.stringify` written
 //! natively (the guest's json.rs), checked against QuickJS's own (which an
-//! indent still takes).
+//! indent given as a Number object still takes).
 
 use serde_json::{Map, Number, Value, json};
 
@@ -281,8 +281,9 @@ async fn json_functions_keep_the_standards_shape() {
     );
 }
 
-/// `JSON.stringify` of values of every kind writes what QuickJS's own
-/// writes (reached through an empty indent, which writes the same text):
+/// `JSON.stringify` of values of every kind, without an indent and with
+/// one, writes what QuickJS's own writes (reached through an indent given
+/// as a Number or String object, which writes the same text):
 /// the same text, `undefined`, or the same error.
 #[tokio::test]
 async fn json_stringify_writes_every_value_as_quickjs_did() {
@@ -317,11 +318,13 @@ async fn json_stringify_writes_every_value_as_quickjs_did() {
         const outcome = (f) => { try { return { text: f() }; } catch (e) { return { error: `${e.name}: ${e.message}` }; } };
         const found = [];
         const check = (v, label) => {
-          const native = outcome(() => JSON.stringify(v));
-          const quickjs = outcome(() => JSON.stringify(v, undefined, ''));
-          if (native.text !== quickjs.text || native.error !== quickjs.error) {
-            found.push([label, String(native.text ?? native.error).slice(0, 80),
-                        String(quickjs.text ?? quickjs.error).slice(0, 80)]);
+          for (const [space, object] of [[undefined, new Number(0)], ['\t', new String('\t')], [3, new Number(3)]]) {
+            const native = outcome(() => JSON.stringify(v, null, space));
+            const quickjs = outcome(() => JSON.stringify(v, undefined, object));
+            if (native.text !== quickjs.text || native.error !== quickjs.error) {
+              found.push([`${label}, space ${JSON.stringify(space)}`, String(native.text ?? native.error).slice(0, 80),
+                          String(quickjs.text ?? quickjs.error).slice(0, 80)]);
+            }
           }
         };
         for (let i = 0; i < 300; i++) check(value(0), `random ${i}`);

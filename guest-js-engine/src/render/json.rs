@@ -27,6 +27,23 @@ pub fn json_raw(
     render(ctx, value, custom, Walk::default()).map(|(json, _)| json)
 }
 
+/// `JSON.stringify(value, undefined, space)` when `value` is plain data
+/// and `space` a gap the native writer takes (see `indent.rs`); `None`
+/// otherwise, for QuickJS's own function to write.
+pub fn json_spaced_raw(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    custom: qjs::JSValue,
+    space: qjs::JSValue,
+) -> Option<String> {
+    let (gap, len) = super::indent::gap(ctx, space)?;
+    let json = json_raw(ctx, value, custom)?;
+    if len == 0 {
+        return Some(json);
+    }
+    super::indent::indented(&json, &gap[..len])
+}
+
 /// [`json`], noting the arrays of numbers it writes, for [`inspect`] to
 /// lay them out from the JSON (see `numbers.rs`).
 ///
