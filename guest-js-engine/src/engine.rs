@@ -158,6 +158,7 @@ pub fn initialize() {
             .with(|ctx| -> rquickjs::Result<_> {
                 // Before the prelude, whose modules keep `JSON.parse`.
                 crate::json::install(&ctx)?;
+                crate::render::init_widths(ctx.as_raw().as_ptr());
                 let natives = Object::new(ctx.clone())?;
                 natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
                 cfunction::define(

@@ -301,5 +301,5 @@
     }
   }
 
-  return { callBinding, failedCall, hostError, encodeResult, display, renderThrown, fireTimer, custom, stringWidth: host.layout.stringWidth };
+  return { callBinding, failedCall, hostError, encodeResult, display, renderThrown, fireTimer, custom };
 })

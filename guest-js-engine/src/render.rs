@@ -74,9 +74,11 @@ mod scan;
 mod strings;
 mod text;
 mod values;
+mod width;
 
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting, json_spaced_raw};
 pub use line::console_line;
 pub(crate) use scan::string_end;
 pub use text::{well_formed, with_utf8};
+pub use width::{init as init_widths, string_width};

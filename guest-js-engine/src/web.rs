@@ -144,6 +144,10 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
         "inspectPlain",
         Function::new(ctx.clone(), crate::render::inspect_plain)?,
     )?;
+    add(
+        "stringWidth",
+        Function::new(ctx.clone(), crate::render::string_width)?,
+    )?;
     Ok(())
 }
 

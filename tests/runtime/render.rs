@@ -552,6 +552,37 @@ async fn a_console_line_of_a_small_object_costs_about_a_line_of_text() {
     );
 }
 
+/// Text that is not ASCII is measured for the column layout natively
+/// (src/render/width.rs, on QuickJS's Unicode tables): returning seven
+/// strings of 2,000 CJK characters costs under 2,000 units of fuel a
+/// character (about 1,000), where matching Unicode property classes per
+/// character in JavaScript cost 17,000, and Latin-1 text the same. Node's
+/// own layouts of such text are among the golden console cases.
+#[tokio::test]
+async fn measuring_text_that_is_not_ascii_costs_a_bounded_fuel_a_character() {
+    for text in ["'日本'.repeat(1000)", "'\\u00e9'.repeat(2000)"] {
+        let build = format!("const a = Array.from({{ length: 7 }}, (_, i) => {text} + i);");
+        let built = fuel_of(&format!("{build} return a.length;")).await;
+        let returned = fuel_of(&format!("{build} return a;")).await;
+        let per_char = (returned - built) / 14_000.0;
+        eprintln!("{text}: {per_char} fuel a character");
+        assert!(per_char < 2_000.0, "{text}: {per_char} fuel a character");
+    }
+}
+
+/// A string of two-byte characters is written as UTF-8 natively, a lone
+/// surrogate anywhere as its escape (in the display) or U+FFFD (in the
+/// JSON, on the host), as the JavaScript renderer writes them: lone
+/// surrogates first, last, in a row and between pairs.
+#[tokio::test]
+async fn two_byte_strings_with_lone_surrogates_render_as_javascript_renders_them() {
+    rendered_both_ways(
+        "const s = '\\ud800\\ud800日\\udc00x😀\\udbff\\udfff\\ud83d'.repeat(300);
+         return [s, '\\udc00' + s + '\\ud800', { [s.slice(0, 40)]: s.slice(3, 50) }, '\\u0100\\u07ff\\u0800\\uffff'];",
+    )
+    .await;
+}
+
 /// Plain data that is nested deeper than the native renderer takes, or
 /// cyclic, or mixed with what it declines (a Map, a class instance, a
 /// hole), still renders, by the JavaScript renderer, as before.

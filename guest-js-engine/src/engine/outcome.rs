@@ -50,12 +50,11 @@ fn encode_kept<'js>(
     let native_display = if value.is_string() {
         render::well_formed(ctx, value)
     } else {
-        let string_width = internals.get::<_, Function>("stringWidth").ok();
         render::inspect(
             ctx,
             value,
             &custom,
-            &mut render::Inspect::returned(f64::from(room), string_width),
+            &mut render::Inspect::returned(f64::from(room)),
             0.0,
             native_json
                 .as_ref()

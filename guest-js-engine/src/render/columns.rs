@@ -4,9 +4,10 @@
 use super::entries::Entry;
 use super::inspect::Renderer;
 use super::layout::Sink;
+use super::scan::Chars;
 use super::text::Span;
 
-impl Renderer<'_, '_, '_> {
+impl Renderer<'_, '_> {
     /// `groupArrayElements`' number of columns for `count` entries whose
     /// widest is `widest` columns wide and whose cells (each entry's width
     /// plus 2) add up to `total` over `entries` output entries; `None` when
@@ -84,18 +85,11 @@ impl Renderer<'_, '_, '_> {
             widest = widest.max(width);
         }
         if measure {
-            let measure = options.string_width.as_ref()?;
             for (width, entry) in widths.iter_mut().zip(output) {
-                let bytes = entry.value.end - entry.value.start;
-                if bytes != entry.value.units {
+                if entry.value.end - entry.value.start != entry.value.units {
                     let text = &self.out.buf[entry.value.start..entry.value.end];
-                    let measured: f64 = measure.call((text,)).ok()?;
-                    // No character is wider than its UTF-8: any other
-                    // answer leaves the value to JavaScript.
-                    if !(0.0..=bytes as f64).contains(&measured) {
-                        return None;
-                    }
-                    *width = measured as usize;
+                    let units: Vec<u16> = text.encode_utf16().collect();
+                    *width = super::width::width(self.ctx, Chars::Wide(&units))?;
                 }
             }
             (total, widest) = (0, 0);

@@ -1,7 +1,7 @@
 //! Plain data as `util.inspect` writes it: inspect.js's `formatValue`
 //! and `formatRaw` for strings, arrays and objects.
 
-use rquickjs::{Array, Ctx, Function, Object, Value, qjs};
+use rquickjs::{Array, Ctx, Object, Value, qjs};
 
 use super::entries::{Entries, Entry};
 use super::numbers::{GROUPED, NumberArrays};
@@ -11,7 +11,7 @@ use super::values::*;
 // ---- inspect ----------------------------------------------------------------
 
 /// The options and state of one `inspect` call (inspect.js's `ctx`).
-pub struct Inspect<'js> {
+pub struct Inspect {
     pub depth: f64,
     pub break_length: f64,
     pub compact: f64,
@@ -23,15 +23,11 @@ pub struct Inspect<'js> {
     pub current_depth: f64,
     /// The objects being formatted around this value (`ctx.seen`).
     pub seen: Vec<usize>,
-    /// layout.js's `stringWidth`: the terminal width of text that is not
-    /// ASCII, which only grouping into columns needs (its Unicode tables
-    /// are the regexp engine's).
-    pub string_width: Option<Function<'js>>,
 }
 
-impl<'js> Inspect<'js> {
+impl Inspect {
     /// What a returned value shows: inspect.js's `RETURNED`, within `room`.
-    pub fn returned(room: f64, string_width: Option<Function<'js>>) -> Inspect<'js> {
+    pub fn returned(room: f64) -> Inspect {
         Inspect {
             depth: 64.0,
             break_length: 80.0,
@@ -42,15 +38,12 @@ impl<'js> Inspect<'js> {
             indentation: 0,
             current_depth: 0.0,
             seen: Vec::new(),
-            string_width,
         }
     }
 
     /// What a console argument shows: inspect.js's `context` with no
-    /// options (Node's defaults), within `room`. Without `stringWidth`,
-    /// which a C function has no way to reach: text that needs measuring
-    /// is declined, and JavaScript writes the line.
-    fn console(room: f64) -> Inspect<'js> {
+    /// options (Node's defaults), within `room`.
+    fn console(room: f64) -> Inspect {
         Inspect {
             depth: 2.0,
             break_length: 80.0,
@@ -61,7 +54,6 @@ impl<'js> Inspect<'js> {
             indentation: 0,
             current_depth: 0.0,
             seen: Vec::new(),
-            string_width: None,
         }
     }
 }
@@ -106,7 +98,7 @@ pub fn inspect<'js>(
     ctx: &Ctx<'js>,
     value: &Value<'js>,
     custom: &Value<'js>,
-    state: &mut Inspect<'js>,
+    state: &mut Inspect,
     recurse_times: f64,
     numbers: Option<(&str, &NumberArrays)>,
 ) -> Option<String> {
@@ -138,12 +130,12 @@ pub fn inspect<'js>(
     Some(out.buf)
 }
 
-pub(super) struct Renderer<'a, 'js, 'v> {
+pub(super) struct Renderer<'a, 'v> {
     pub(super) ctx: *mut qjs::JSContext,
     /// The returned value's JSON and the arrays of numbers it holds, when
     /// the value was written as JSON first.
     pub(super) numbers: Option<(&'a str, &'a NumberArrays)>,
-    pub(super) options: &'a Inspect<'js>,
+    pub(super) options: &'a Inspect,
     pub(super) room: f64,
     pub(super) indentation: usize,
     pub(super) current_depth: f64,
@@ -153,7 +145,7 @@ pub(super) struct Renderer<'a, 'js, 'v> {
     pub(super) out: Out,
 }
 
-impl Renderer<'_, '_, '_> {
+impl Renderer<'_, '_> {
     /// Writes a value (formatValue) and spends its length.
     pub(super) fn value(&mut self, value: qjs::JSValue, recurse: f64) -> Option<Span> {
         let kind = kind(value);
@@ -405,7 +397,7 @@ impl Renderer<'_, '_, '_> {
 
 // ---- natives ----------------------------------------------------------------
 
-/// `natives.inspectPlain(value, ctx, recurseTimes, custom, stringWidth)`: the text, or
+/// `natives.inspectPlain(value, ctx, recurseTimes, custom)`: the text, or
 /// `undefined` when JavaScript is to format `value`. On success it updates
 /// `ctx.budget.room` and `ctx.currentDepth` as formatting in JavaScript
 /// would have.
@@ -415,7 +407,6 @@ pub fn inspect_plain<'js>(
     state: Object<'js>,
     recurse_times: f64,
     custom: Value<'js>,
-    string_width: Function<'js>,
 ) -> rquickjs::Result<Option<rquickjs::String<'js>>> {
     if !value.is_string() && !value.is_object() {
         return Ok(None);
@@ -442,7 +433,6 @@ pub fn inspect_plain<'js>(
         indentation: state.get::<_, f64>("indentationLvl")?.max(0.0) as usize,
         current_depth: state.get("currentDepth")?,
         seen: ids,
-        string_width: Some(string_width),
     };
     let Some(text) = inspect(&ctx, &value, &custom, &mut options, recurse_times, None) else {
         return Ok(None);

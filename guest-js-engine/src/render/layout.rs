@@ -5,7 +5,7 @@ use super::entries::{Entries, Entry};
 use super::inspect::Renderer;
 use super::text::Span;
 
-impl Renderer<'_, '_, '_> {
+impl Renderer<'_, '_> {
     /// `reduceToSingleString`, writing the joined text over the entries'
     /// bytes (everything from `level` on). `numeric`, for arrays, tells
     /// whether the first `n` elements are all numbers: an array of more

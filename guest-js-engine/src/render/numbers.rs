@@ -67,7 +67,7 @@ impl NumberArrays {
     }
 }
 
-impl Renderer<'_, '_, '_> {
+impl Renderer<'_, '_> {
     /// `formatList` for a noted array of numbers that Node groups into
     /// columns: the whole text, written where the array's text starts,
     /// and the room spent as formatting each element would have

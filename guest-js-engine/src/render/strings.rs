@@ -8,7 +8,7 @@ use super::scan::{Chars, Held, InspectStop, UnitStop, narrow, scan};
 use super::text::{Span, quote};
 use super::values::Key;
 
-impl Renderer<'_, '_, '_> {
+impl Renderer<'_, '_> {
     /// A string value (formatValue of a string) written and spent.
     #[inline(never)]
     pub(super) fn string_value(&mut self, value: qjs::JSValue) -> Option<Span> {

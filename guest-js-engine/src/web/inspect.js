@@ -148,7 +148,7 @@
     // unless it declines.
     const kind = typeof value;
     if ((kind === 'object' && value !== null && typedArray === undefined) || (kind === 'string' && value.length > 32)) {
-      const text = inspectPlain(value, ctx, recurseTimes, custom, stringWidth);
+      const text = inspectPlain(value, ctx, recurseTimes, custom);
       if (text !== undefined) return text;
     }
     if (kind !== 'object' && kind !== 'function') return formatPrimitive(ctx, value);

@@ -13,11 +13,9 @@
   const stringSlice = uncurry(String.prototype.slice);
   const stringIndexOf = uncurry(String.prototype.indexOf);
   const charCodeAt = uncurry(String.prototype.charCodeAt);
-  const codePointAt = uncurry(String.prototype.codePointAt);
   const repeat = uncurry(String.prototype.repeat);
   const padStart = uncurry(String.prototype.padStart);
   const padEnd = uncurry(String.prototype.padEnd);
-  const normalize = uncurry(String.prototype.normalize);
   const numberToString = uncurry(Number.prototype.toString);
   const regExpExec = uncurry(RegExp.prototype.exec);
 
@@ -102,40 +100,11 @@
 
   // ---- terminal widths ----------------------------------------------------
 
-  // East Asian wide and fullwidth ranges (ICU's, as Node measures them).
-  const WIDE = [0x1100, 0x115f, 0x2329, 0x232a, 0x2630, 0x2637, 0x268a, 0x268f, 0x2e80, 0x303e,
-    0x3041, 0x3247, 0x3250, 0xa4c6, 0xa960, 0xa97c, 0xac00, 0xd7a3, 0xf900, 0xfaff, 0xfe10, 0xfe19,
-    0xfe30, 0xfe6b, 0xff01, 0xff60, 0xffe0, 0xffe6, 0x16fe0, 0x16fe4, 0x16ff0, 0x16ff6, 0x17000, 0x18df2,
-    0x1aff0, 0x1b2fb, 0x1d300, 0x1d376, 0x1f200, 0x1f265, 0x20000, 0x3fffd];
-  const EMOJI = /^\p{Emoji_Presentation}$/u;
-  const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\p{Cc}]$/u;
-
-  function charWidth(cp) {
-    for (let i = 0; i < WIDE.length && cp >= WIDE[i]; i += 2) if (cp <= WIDE[i + 1]) return 2;
-    const ch = fromCodePoint(cp);
-    if (regExpExec(EMOJI, ch) !== null) return 2;
-    return cp !== 0xad && regExpExec(ZERO_WIDTH, ch) !== null ? 0 : 1;
-  }
-
   // Columns a terminal gives `text`: wide characters and emoji take two,
-  // marks, format and control characters none.
-  function stringWidth(text) {
-    let width = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = charCodeAt(text, i);
-      if (c >= 127) {
-        const rest = normalize(stringSlice(text, i), 'NFC');
-        for (let j = 0; j < rest.length; j++) {
-          const cp = codePointAt(rest, j);
-          if (cp > 0xffff) j++;
-          width += charWidth(cp);
-        }
-        return width;
-      }
-      if (c >= 32) width++;
-    }
-    return width;
-  }
+  // marks, format and control characters none (src/render/width.rs, with
+  // QuickJS's Unicode tables; matching them here per character cost about
+  // 10,000 units of fuel a character).
+  const stringWidth = host.natives.stringWidth;
 
   // The name Node writes before a value: `Foo `, `Foo(2) [Tag] `,
   // `[Array(2): null prototype] `.
