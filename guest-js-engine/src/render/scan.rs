@@ -140,6 +140,14 @@ pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// as a set of bytes for the sixteen-at-once scan.
 pub(super) trait Stop: Copy {
     fn unit(self, c: u16) -> bool;
+    /// [`unit`](Self::unit) for a two-byte string's units, where a run of
+    /// other characters (and surrogates, paired or not) is written as it
+    /// is by `Out::wide` (a lone surrogate as its escape, as every writer
+    /// escapes it): only what the writer escapes otherwise stops it.
+    #[inline(always)]
+    fn wide(self, c: u16) -> bool {
+        self.unit(c)
+    }
     /// The same set of bytes, for the sixteen-at-once scan.
     fn bytes(self) -> ByteSet;
 }
@@ -154,7 +162,8 @@ pub(super) struct ByteSet {
 }
 
 /// What inspect escapes in a literal (controls, 0x7f-0x9f, `\`, and `'`
-/// when single-quoted), and any non-ASCII unit.
+/// when single-quoted), and any non-ASCII unit of an 8-bit string (which
+/// is written apart, as UTF-8).
 #[derive(Clone, Copy)]
 pub(super) struct InspectStop {
     pub(super) single: bool,
@@ -167,6 +176,11 @@ impl Stop for InspectStop {
     }
 
     #[inline(always)]
+    fn wide(self, c: u16) -> bool {
+        c < 0x20 || (0x7f..=0x9f).contains(&c) || c == 0x5c || (self.single && c == 0x27)
+    }
+
+    #[inline(always)]
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0x20,
@@ -176,7 +190,8 @@ impl Stop for InspectStop {
     }
 }
 
-/// What JSON escapes (controls, `"`, `\`), and any non-ASCII unit.
+/// What JSON escapes (controls, `"`, `\`), and any non-ASCII unit of an
+/// 8-bit string (which is written apart, as UTF-8).
 #[derive(Clone, Copy)]
 pub(super) struct JsonStop;
 
@@ -184,6 +199,11 @@ impl Stop for JsonStop {
     #[inline(always)]
     fn unit(self, c: u16) -> bool {
         !(0x20..0x80).contains(&c) || c == 0x22 || c == 0x5c
+    }
+
+    #[inline(always)]
+    fn wide(self, c: u16) -> bool {
+        c < 0x20 || c == 0x22 || c == 0x5c
     }
 
     #[inline(always)]
@@ -324,7 +344,7 @@ pub(super) fn scan<S: Stop>(chars: Chars<'_>, from: usize, to: usize, stop: S) -
             .map_or(to, |at| from + at),
         Chars::Wide(units) => units[from..to]
             .iter()
-            .position(|&c| stop.unit(c))
+            .position(|&c| stop.wide(c))
             .map_or(to, |at| from + at),
     }
 }

@@ -165,11 +165,6 @@ impl Out {
         self.units += n;
     }
 
-    pub(super) fn char(&mut self, c: char) {
-        self.buf.push(c);
-        self.units += c.len_utf16();
-    }
-
     /// Appends `chars[from..to]`, a run a scan stopped after: for 8-bit
     /// strings ASCII (every scan stops at a non-ASCII byte), so copied as
     /// it is.
@@ -203,15 +198,69 @@ impl Out {
                     self.units += run.len();
                 }
             }
-            Chars::Wide(units) => {
-                for c in char::decode_utf16(units[from..to].iter().copied()) {
-                    match c {
-                        Ok(c) => self.char(c),
-                        Err(lone) => self.lone_surrogate(lone.unpaired_surrogate()),
-                    }
-                }
-            }
+            Chars::Wide(units) => self.wide(&units[from..to]),
         }
+    }
+
+    /// Appends UTF-16 `units` as UTF-8, a lone surrogate as its `\u`
+    /// escape. Decoding and pushing a `char` at a time cost about 250
+    /// units of fuel a character.
+    fn wide(&mut self, mut units: &[u16]) {
+        while let Some(lone) = self.wide_run(units) {
+            self.lone_surrogate(units[lone]);
+            units = &units[lone + 1..];
+        }
+    }
+
+    /// Appends `units` up to the first lone surrogate, after one check of
+    /// the room (a unit takes at most three bytes, a surrogate pair four
+    /// for its two), and returns where that surrogate is, if there is one.
+    fn wide_run(&mut self, units: &[u16]) -> Option<usize> {
+        // SAFETY: only whole UTF-8 sequences are written (below).
+        let (bytes, len) = unsafe { self.room(3 * units.len()) };
+        let mut at = len;
+        let mut read = 0;
+        let mut lone = None;
+        // SAFETY: each unit writes at most three bytes at `at` (a pair four
+        // for two units), within the room checked for three a unit; the
+        // length set covers what was written, all of it whole UTF-8
+        // sequences: a character's encoding, never a surrogate's.
+        unsafe {
+            let out = bytes.as_mut_ptr();
+            while let Some(&unit) = units.get(read) {
+                let c = u32::from(unit);
+                if c < 0x80 {
+                    out.add(at).write(c as u8);
+                    at += 1;
+                } else if c < 0x800 {
+                    out.add(at).write(0xc0 | (c >> 6) as u8);
+                    out.add(at + 1).write(0x80 | (c & 0x3f) as u8);
+                    at += 2;
+                } else if !(0xd800..0xe000).contains(&c) {
+                    out.add(at).write(0xe0 | (c >> 12) as u8);
+                    out.add(at + 1).write(0x80 | ((c >> 6) & 0x3f) as u8);
+                    out.add(at + 2).write(0x80 | (c & 0x3f) as u8);
+                    at += 3;
+                } else {
+                    let low = units.get(read + 1).map_or(0, |&low| u32::from(low));
+                    if c >= 0xdc00 || !(0xdc00..0xe000).contains(&low) {
+                        lone = Some(read);
+                        break;
+                    }
+                    let c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+                    out.add(at).write(0xf0 | (c >> 18) as u8);
+                    out.add(at + 1).write(0x80 | ((c >> 12) & 0x3f) as u8);
+                    out.add(at + 2).write(0x80 | ((c >> 6) & 0x3f) as u8);
+                    out.add(at + 3).write(0x80 | (c & 0x3f) as u8);
+                    at += 4;
+                    read += 1;
+                }
+                read += 1;
+            }
+            bytes.set_len(at);
+        }
+        self.units += read;
+        lone
     }
 
     pub(super) fn lone_surrogate(&mut self, unit: u16) {
