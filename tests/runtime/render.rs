@@ -4,12 +4,13 @@
 //! is for, returning data at a few units of fuel per byte.
 
 use super::console::JAVASCRIPT_RENDERER;
+use super::plain_values::random_values;
 use super::*;
 
 /// `program` run as it is and with [`JAVASCRIPT_RENDERER`] forcing the
 /// JavaScript renderer: both succeed, and return the same JSON and the same
 /// display. Both results, for the caller's further checks.
-async fn rendered_both_ways(program: &str) -> (CodeRunResult, CodeRunResult) {
+pub(super) async fn rendered_both_ways(program: &str) -> (CodeRunResult, CodeRunResult) {
     let (native, javascript) = both_ways_on(shared(), program).await;
     assert_ok(&native);
     assert_ok(&javascript);
@@ -22,7 +23,10 @@ async fn rendered_both_ways(program: &str) -> (CodeRunResult, CodeRunResult) {
 }
 
 /// `program` run on `runtime` as it is and with [`JAVASCRIPT_RENDERER`].
-async fn both_ways_on(runtime: &WasmCodeRuntime, program: &str) -> (CodeRunResult, CodeRunResult) {
+pub(super) async fn both_ways_on(
+    runtime: &WasmCodeRuntime,
+    program: &str,
+) -> (CodeRunResult, CodeRunResult) {
     let run = |source: String| async move {
         runtime
             .run(CodeRunRequest::new(source))
@@ -46,71 +50,6 @@ console.log('%s|%j', values.slice(0, 3), values.slice(0, 3));
 return values;
 ",
         random_values(seed, count)
-    )
-}
-
-/// Code that builds `values`: `count` random plain values from `seed`
-/// (strings with quotes, breaks, controls, non-ASCII and lone surrogates;
-/// every kind of number; arrays that group into columns, long arrays, deep
-/// nesting, keys that need quoting).
-fn random_values(seed: u32, count: u32) -> String {
-    format!(
-        r#"
-let seed = {seed};
-const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-const pick = (xs) => xs[Math.floor(rand() * xs.length)];
-const strings = ['', 'a', 'plain text', "it's", 'say "hi"', `both ' and "`, "all ' \" `", 'tpl ${{x}} \' "',
-  'line\nbreak', 'tab\there', '\u0000\u0001\u007f\u0085\u009f', 'back\\slash', 'café', '日本語テキスト',
-  '😀 emoji', '\ud800 lone', 'x'.repeat(100), ('word '.repeat(30) + '\n').repeat(3), 'é'.repeat(40),
-  '\u00ff\u00a0', 'sixteen chars!!!', 'seventeen chars!!'];
-const keys = ['a', 'b_2', '_x', 'with space', 'kebab-key', '1abc', 'ünï', '__proto__x', '', 'constructor',
-  'length', 'Z9', "q'uote", '\ud800x', 'a\u0000b', '0', '42', '4294967295', '😀'];
-const numbers = [0, -0, 1, -1, 1.5, 0.1, 1e21, 1e-7, 123456789, -2147483648, 2147483648, NaN, Infinity,
-  -Infinity, 4294967295.5, 2 ** 53, -1e-300];
-function primitive() {{
-  const r = rand();
-  if (r < 0.45) return pick(strings);
-  if (r < 0.85) return pick(numbers);
-  return pick([true, false, null, undefined]);
-}}
-function value(depth) {{
-  const r = rand();
-  if (depth > 5 || r < 0.3) return primitive();
-  if (r < 0.45) {{
-    const n = pick([7, 12, 30, 101, 150]);
-    const a = [];
-    // Mostly numbers the display lays out from the JSON's text; some with
-    // one it writes otherwise (-0, NaN, Infinity) or one too wide for
-    // columns, which the general path takes.
-    const special = rand() < 0.3;
-    for (let i = 0; i < n; i++) {{
-      const r = rand();
-      if (special && r < 0.05) a.push(pick(numbers));
-      else if (r < 0.2) a.push(-Math.floor(rand() * 1e6) / pick([1, 7, 100]));
-      else a.push(r < 0.6 ? Math.floor(rand() * 100000) / pick([1, 10, 1000]) : Math.floor(rand() * 10));
-    }}
-    return a;
-  }}
-  if (r < 0.55) {{
-    const n = pick([7, 9, 26]);
-    const a = [];
-    for (let i = 0; i < n; i++) a.push(pick(['a', 'bb', 'ccc', 'dddd', 'e f', "g'h"]));
-    return a;
-  }}
-  if (r < 0.75) {{
-    const n = pick([0, 1, 2, 3, 5, 8]);
-    const a = [];
-    for (let i = 0; i < n; i++) a.push(value(depth + 1));
-    return a;
-  }}
-  const o = {{}};
-  const n = pick([0, 1, 2, 4, 6]);
-  for (let i = 0; i < n; i++) o[pick(keys) + (rand() < 0.3 ? i : '')] = value(depth + 1);
-  return o;
-}}
-const values = [JSON.parse('{{"__proto__": 1, "a": [1, 2]}}')];
-for (let i = 0; i < {count}; i++) values.push(value(0));
-"#
     )
 }
 
@@ -155,69 +94,6 @@ async fn the_native_renderer_writes_what_the_javascript_renderer_writes() {
 /// with a character that stops it at each place around a block's edges,
 /// as values and as keys (after a property JSON skips): both renderers,
 /// and QuickJS's own `JSON.stringify`, write the same text.
-/// `JSON.stringify` with an indent writes what QuickJS's own writes, for
-/// every kind of `space`: numbers (cut to an integer, at most ten; below
-/// one, none), strings (their first ten characters), and what gives no
-/// indent; a `null` replacer is no replacer. Those it declines (an object,
-/// text that is not ASCII) go to QuickJS's own, as do all of them with the
-/// prefix that makes the native writer decline.
-#[tokio::test]
-async fn json_with_an_indent_is_written_as_quickjs_writes_it() {
-    let spaces = "[2, 4, 0, -1, 1.9, 0.5, 11, 1e9, Infinity, -Infinity, NaN, '', '\\t', '--',                   'abcdefghijklmn', true, null, undefined, new Number(3), new String('**'), '\\u00e9',                   'a\\ud83d\\ude00b']";
-    for seed in [3, 17, 2024] {
-        let program = format!(
-            "{}\nconst spaces = {spaces};\n\
-             return spaces.map((space, i) => i % 2 ? JSON.stringify(values, null, space) : \
-             JSON.stringify(values, undefined, space)).join('\\n\\u0001\\n');",
-            random_values(seed, 12)
-        );
-        // One string: an array of long texts that are not ASCII costs the
-        // JavaScript renderer's display dearly (its `stringWidth`).
-        let (native, javascript) = both_ways_on(shared(), &program).await;
-        assert_ok(&native);
-        assert_ok(&javascript);
-        let texts = |result: &CodeRunResult| -> Vec<String> {
-            let joined = result
-                .value
-                .as_ref()
-                .and_then(|v| v.as_str())
-                .expect("the texts");
-            joined.split("\n\u{1}\n").map(str::to_owned).collect()
-        };
-        let (native, javascript) = (texts(&native), texts(&javascript));
-        assert_eq!(native.len(), 22, "seed {seed}");
-        for (i, (a, b)) in native.iter().zip(&javascript).enumerate() {
-            assert!(a == b, "seed {seed}, space {i}: {a} against {b}");
-        }
-    }
-    // What the layout looks like, and that it is the native writer's: its
-    // fuel is a fraction of QuickJS's own (about a fifth).
-    let build = "const value = []; for (let i = 0; i < 500; i++) value.push({ id: i, \
-                 tags: ['a', 'b'], owner: { login: `user${i}`, admin: i % 2 === 0 }, none: {} });";
-    let program = format!("{build} return JSON.stringify(value, null, 2);");
-    let (native, javascript) = both_ways_on(shared(), &program).await;
-    assert_eq!(native.value, javascript.value);
-    let text = native
-        .value
-        .as_ref()
-        .and_then(|v| v.as_str())
-        .expect("a text");
-    assert!(
-        text.starts_with(
-            "[\n  {\n    \"id\": 0,\n    \"tags\": [\n      \"a\",\n      \"b\"\n    ],\n    \
-             \"owner\": {\n      \"login\": \"user0\",\n      \"admin\": true\n    },\n    \"none\": {}\n  },"
-        ),
-        "{}",
-        &text[..200]
-    );
-    assert!(
-        native.fuel_consumed * 2 < javascript.fuel_consumed,
-        "native {} fuel, QuickJS's own {}",
-        native.fuel_consumed,
-        javascript.fuel_consumed
-    );
-}
-
 #[tokio::test]
 async fn an_escape_anywhere_around_the_scans_blocks_is_found() {
     let program = r#"
@@ -475,112 +351,6 @@ return ['x'.repeat(9), "it's"];
         whole > 0 && cut > 0,
         "{whole} whole, {cut} cut: the room's end was not met"
     );
-}
-
-/// A console line of several arguments, objects among them, is written
-/// natively as the JavaScript renderer writes it: `format` gives each
-/// object the room that the texts before it left of its 2^20 units, so an
-/// object after a long string is cut there. The text before it is counted
-/// in UTF-16 units: a Latin-1 character is one unit (and two bytes), a
-/// lone surrogate one unit (and U+FFFD's three bytes on the host).
-#[tokio::test]
-async fn a_console_line_of_objects_shares_its_room_as_the_javascript_renderer_does() {
-    let runtime = runtime_with(|config| {
-        config.max_log_bytes(16 << 20);
-    });
-    let object = "const o = { a: 'y'.repeat(30), b: [1, 2, 3], c: { d: true, e: null } };";
-    let lines = [
-        "'x'.repeat(1048500), o, o, [o]",
-        "'\\u00e9'.repeat(1048500), o, o",
-        "'\\ud800'.repeat(1048500), o, o",
-        "1.5, -0, null, undefined, true, 'x'.repeat(1048450), o, o",
-        "'x'.repeat(1048576), o",
-        "'x'.repeat(2000000), o",
-        "o, 'x'.repeat(1048500), o",
-        "'a', o, [o, [o, [o, [o]]]], 12",
-    ];
-    for line in lines {
-        let program = format!("{object}\nconsole.log({line});\nreturn 0;");
-        let (native, javascript) = both_ways_on(&runtime, &program).await;
-        assert_ok(&native);
-        assert_ok(&javascript);
-        let texts = |result: &CodeRunResult| -> Vec<String> {
-            result.logs.iter().map(|line| line.text.clone()).collect()
-        };
-        let (native_text, javascript_text) = (texts(&native), texts(&javascript));
-        assert_eq!(native_text.len(), 1, "{line}");
-        let tail = |text: &str| text.chars().rev().take(300).collect::<String>();
-        assert!(
-            native_text == javascript_text,
-            "{line}: native ...{} against JavaScript ...{}",
-            tail(&native_text[0]),
-            tail(&javascript_text[0])
-        );
-    }
-    // The room did cut: after 1,048,472 units of text and the first
-    // object's 70, the second has 34 left.
-    let program = format!(
-        "{object}\nconsole.log(1.5, -0, null, undefined, true, 'x'.repeat(1048450), o, o);\nreturn 0;"
-    );
-    let result = runtime
-        .run(CodeRunRequest::new(program))
-        .await
-        .expect("a run");
-    let text = &result.logs[0].text;
-    assert!(
-        text.ends_with("} { a: 'yyyyyyyyyyyyyyyyyy'... 12 more characters, ... }"),
-        "{}",
-        &text[1048450..]
-    );
-}
-
-/// A console line of small objects is written natively: a hundred lines
-/// of an object cost under four times a hundred lines of a word (about
-/// twice). Through `format`, `inspect`'s context and the call into the
-/// renderer each cost twelve times a word's line.
-#[tokio::test]
-async fn a_console_line_of_a_small_object_costs_about_a_line_of_text() {
-    let base = fuel_of("for (let i = 0; i < 100; i++) {} return 0;").await;
-    let words = fuel_of("for (let i = 0; i < 100; i++) console.log('word'); return 0;").await;
-    let objects =
-        fuel_of("for (let i = 0; i < 100; i++) console.log({ a: 1, b: [1, 2] }); return 0;").await;
-    let (words, objects) = (words - base, objects - base);
-    eprintln!("a hundred lines: of a word {words} fuel, of an object {objects}");
-    assert!(
-        objects < 4.0 * words,
-        "a hundred lines of an object cost {objects} fuel, of a word {words}"
-    );
-}
-
-/// Text that is not ASCII is measured for the column layout natively
-/// (src/render/width.rs, on QuickJS's Unicode tables): returning seven
-/// strings of 2,000 CJK characters costs under 2,000 units of fuel a
-/// character (about 1,000), where matching Unicode property classes per
-/// character in JavaScript cost 17,000, and Latin-1 text the same. Node's
-/// own layouts of such text are among the golden console cases.
-#[tokio::test]
-async fn measuring_text_that_is_not_ascii_costs_a_bounded_fuel_a_character() {
-    for text in ["'日本'.repeat(1000)", "'\\u00e9'.repeat(2000)"] {
-        let build = format!("const a = Array.from({{ length: 7 }}, (_, i) => {text} + i);");
-        let built = fuel_of(&format!("{build} return a.length;")).await;
-        let returned = fuel_of(&format!("{build} return a;")).await;
-        let per_char = (returned - built) / 14_000.0;
-        eprintln!("{text}: {per_char} fuel a character");
-        assert!(per_char < 2_000.0, "{text}: {per_char} fuel a character");
-    }
-}
-
-/// A string of two-byte characters is written as UTF-8 natively, a lone
-/// surrogate anywhere as its escape (in the display) or U+FFFD (in the
-/// JSON, on the host), as the JavaScript renderer writes them: lone
-/// surrogates first, last, in a row and between pairs.
-#[tokio::test]
-async fn two_byte_strings_with_lone_surrogates_render_as_javascript_renders_them() {
-    rendered_both_ways(
-        "const s = '\\ud800\\ud800日\\udc00x😀\\udbff\\udfff\\ud83d'.repeat(300);
-         return [s, '\\udc00' + s + '\\ud800', { [s.slice(0, 40)]: s.slice(3, 50) }, '\\u0100\\u07ff\\u0800\\uffff'];",
-    )
-    .await;
 }
 
 /// Plain data that is nested deeper than the native renderer takes, or
