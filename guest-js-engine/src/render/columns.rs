@@ -89,7 +89,15 @@ impl Renderer<'_, '_> {
                 if entry.value.end - entry.value.start != entry.value.units {
                     let text = &self.out.buf[entry.value.start..entry.value.end];
                     let units: Vec<u16> = text.encode_utf16().collect();
-                    *width = super::width::width(self.ctx, Chars::Wide(&units))?;
+                    let measured = super::width::width(self.ctx, Chars::Wide(&units))?;
+                    // The layout counts on no entry being wider than its
+                    // UTF-8 (a character two columns at most, and at least
+                    // three bytes then): any other answer leaves the value
+                    // to JavaScript.
+                    if measured > text.len() {
+                        return None;
+                    }
+                    *width = measured;
                 }
             }
             (total, widest) = (0, 0);
