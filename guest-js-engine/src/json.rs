@@ -8,7 +8,8 @@
 //! not ASCII, text that is not JSON, a value that is not plain data: a
 //! cycle, a `toJSON`, a class instance, a changed `Object.prototype`...),
 //! goes to QuickJS's own functions, which are kept, so the values, the
-//! text and the errors a program sees are theirs. Each keeps its standard `name`, `length` and attributes.
+//! text and the errors a program sees are theirs. Each keeps its standard
+//! `name`, `length` and attributes.
 
 use std::cell::Cell;
 use std::ffi::c_int;

@@ -22,12 +22,12 @@ const ROOM: f64 = (1u32 << 20) as f64;
 /// strings, numbers, booleans, `null`, `undefined` and objects that the
 /// native renderer takes (plain data, `Object.prototype` and
 /// `Array.prototype` as the renderer assumes them, checked with the
-/// inspect hook's symbol, which `custom` looks up at the first object; none
-/// without it), and its first element is not a string
-/// holding a `%` that the rest could fill (a format directive); `None`
-/// otherwise, for JavaScript to write the whole line. A lone surrogate in
-/// a string argument becomes U+FFFD, as the text crossing to the host
-/// does; the renderer escapes those inside an object.
+/// inspect hook's symbol, which `custom` looks up at the first object;
+/// none without it), and its first element is not a string holding a `%`
+/// that the rest could fill (a format directive); `None` otherwise, for
+/// JavaScript to write the whole line. A lone surrogate in a string
+/// argument becomes U+FFFD, as the text crossing to the host does; the
+/// renderer escapes those inside an object.
 pub fn console_line(
     ctx: *mut qjs::JSContext,
     data: qjs::JSValue,
