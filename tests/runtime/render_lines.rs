@@ -110,3 +110,42 @@ async fn two_byte_strings_with_lone_surrogates_render_as_javascript_renders_them
     )
     .await;
 }
+
+/// A two-byte string is transcoded 65,536 units at a time, and a pair at
+/// the end of a chunk stays whole: Node's display (a pair as its
+/// character, a lone surrogate as its lower-case escape) and the JSON (a
+/// lone surrogate U+FFFD on the host) either side of the chunk's end. (A
+/// string this long is written natively by both renderers, so this checks
+/// the text itself.)
+#[tokio::test]
+async fn a_surrogate_pair_at_a_chunks_end_stays_whole() {
+    let cases = [
+        ("'😀'", "😀", "😀"),
+        ("'\\ud800'", "\\ud800", "\u{fffd}"),
+        ("'\\ud800😀'", "\\ud800😀", "\u{fffd}😀"),
+        ("'x\\ud83d'", "x\\ud83d", "x\u{fffd}"),
+    ];
+    let body = "a".repeat(65534);
+    let tail = |text: &str| text.chars().rev().take(30).collect::<Vec<_>>();
+    for (end, shown, read) in cases {
+        let result = run(&format!(
+            "return ['日' + 'a'.repeat(65534) + {end} + 'bb'];"
+        ))
+        .await;
+        assert_ok(&result);
+        let display = result.value_display.expect("a display");
+        let expected = format!("[\n  '日{body}{shown}bb'\n]");
+        assert!(
+            display == expected,
+            "{end}: the display ends {:?}",
+            tail(&display)
+        );
+        let value = result.value.expect("a value");
+        let text = value[0].as_str().expect("a string");
+        assert!(
+            text == format!("日{body}{read}bb"),
+            "{end}: the JSON ends {:?}",
+            tail(text)
+        );
+    }
+}

@@ -204,11 +204,22 @@ impl Out {
 
     /// Appends UTF-16 `units` as UTF-8, a lone surrogate as its `\u`
     /// escape. Decoding and pushing a `char` at a time cost about 250
-    /// units of fuel a character.
+    /// units of fuel a character. A chunk of [`WIDE_CHUNK`] units at a
+    /// time, so that the room reserved for the worst case (three bytes a
+    /// unit) stays small beside what a long string takes.
     fn wide(&mut self, mut units: &[u16]) {
-        while let Some(lone) = self.wide_run(units) {
-            self.lone_surrogate(units[lone]);
-            units = &units[lone + 1..];
+        while !units.is_empty() {
+            let mut end = units.len().min(WIDE_CHUNK);
+            // A surrogate pair stays in one chunk.
+            if end < units.len() && (0xd800..0xdc00).contains(&units[end - 1]) {
+                end -= 1;
+            }
+            let (mut chunk, rest) = units.split_at(end);
+            while let Some(lone) = self.wide_run(chunk) {
+                self.lone_surrogate(chunk[lone]);
+                chunk = &chunk[lone + 1..];
+            }
+            units = rest;
         }
     }
 
@@ -277,6 +288,9 @@ impl Out {
         self.units += digits as usize;
     }
 }
+
+/// The most units [`Out::wide`] transcodes after one check of the room.
+const WIDE_CHUNK: usize = 1 << 16;
 
 /// Room for `more` bytes (`Vec`'s own growth, doubling): out of line, so
 /// that the writes that fit stay small.
