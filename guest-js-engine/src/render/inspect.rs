@@ -323,13 +323,7 @@ impl Renderer<'_, '_> {
                 let more = elements.len() - limit;
                 self.separator(&output, joined);
                 let mark = self.out.mark();
-                self.out.ascii("... ");
-                self.out.int(more as i64);
-                self.out.ascii(if more > 1 {
-                    " more items"
-                } else {
-                    " more item"
-                });
+                self.out.more(more, " more item");
                 output.push(Entry {
                     key: None,
                     value: self.out.span(mark),

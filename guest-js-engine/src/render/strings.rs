@@ -94,13 +94,7 @@ impl Renderer<'_, '_> {
     /// characters.
     fn more(&mut self, more: usize) {
         if more > 0 {
-            self.out.ascii("... ");
-            self.out.int(more as i64);
-            self.out.ascii(if more > 1 {
-                " more characters"
-            } else {
-                " more character"
-            });
+            self.out.more(more, " more character");
         }
     }
 

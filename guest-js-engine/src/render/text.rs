@@ -154,6 +154,17 @@ impl Out {
         }
     }
 
+    /// `... n` and `noun` (an `s` after it when `n` is more than one):
+    /// what inspect writes for the items or characters it left out.
+    pub(super) fn more(&mut self, n: usize, noun: &str) {
+        self.ascii("... ");
+        self.int(n as i64);
+        self.ascii(noun);
+        if n > 1 {
+            self.ascii("s");
+        }
+    }
+
     pub(super) fn spaces(&mut self, n: usize) {
         const SPACES: &str = "                                ";
         let mut left = n;
