@@ -172,11 +172,8 @@ unsafe extern "C" fn stringify_entry(
     if no_replacer
         && let Some(custom) = crate::engine::inspect_custom_raw()
         && let Some(text) = crate::render::json_spaced_raw(ctx, value, custom, space)
-        && let Ok(len) = u32::try_from(text.len())
     {
-        // SAFETY: the live context; the text is UTF-8 (JSON of the value),
-        // copied into a new string.
-        return unsafe { qjs::JS_NewStringLen(ctx, text.as_ptr().cast(), len) };
+        return crate::render::new_string(ctx, &text);
     }
     // SAFETY: the call as QuickJS made it.
     unsafe { original(ctx, |originals| originals.stringify, this, argc, argv) }

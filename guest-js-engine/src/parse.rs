@@ -36,6 +36,8 @@ use rquickjs::{Ctx, Value, qjs};
 
 use read::Reader;
 
+use crate::render::{new_ascii_string, new_string};
+
 mod read;
 
 /// How many distinct keys a parse keeps as atoms (records repeat a few).
@@ -51,12 +53,6 @@ const MODEL_KEYS: usize = 64;
 const MAX_DEPTH: usize = 128;
 
 unsafe extern "C" {
-    /// A new string of `len` bytes of ASCII at `buf`.
-    fn JS_CoderunNewAsciiString(
-        ctx: *mut qjs::JSContext,
-        buf: *const c_char,
-        len: qjs::size_t,
-    ) -> qjs::JSValue;
     /// A new object with `model`'s shape, taking `values`; `undefined`
     /// (the values left to the caller) when `model` does not qualify.
     fn JS_CoderunNewObjectLike(
@@ -396,18 +392,14 @@ impl<'de> Builder<'de> {
 
     /// A string of `text`, onto the stack of values. A short one of ASCII
     /// (names, ids, tags: most strings of a list of records) is checked as
-    /// two words and copied; `JS_NewStringLen` checks the bytes for UTF-8
-    /// first, which for a longer string costs less than a byte each.
+    /// two words and copied; a longer one goes to `new_string`, which
+    /// decodes text of characters below U+0100 itself.
     fn string(&mut self, text: &str) -> Result<(), Declined> {
-        let (ptr, len) = (text.as_ptr() as *const c_char, text.len() as _);
-        // SAFETY: `text` is UTF-8 of `len` bytes, ASCII when the first
-        // call is made.
-        let value = unsafe {
-            if short_ascii(text.as_bytes()) {
-                JS_CoderunNewAsciiString(self.ctx, ptr, len)
-            } else {
-                qjs::JS_NewStringLen(self.ctx, ptr, len)
-            }
+        let value = if short_ascii(text.as_bytes()) {
+            // SAFETY: a live context; `text` is ASCII (checked).
+            unsafe { new_ascii_string(self.ctx, text.as_bytes()) }
+        } else {
+            new_string(self.ctx, text)
         };
         self.push(value)
     }

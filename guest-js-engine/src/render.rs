@@ -73,6 +73,7 @@ mod numbers;
 mod scan;
 mod strings;
 mod text;
+mod transcode;
 mod values;
 mod width;
 
@@ -80,5 +81,6 @@ pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting, json_spaced_raw};
 pub use line::console_line;
 pub(crate) use scan::string_end;
-pub use text::{well_formed, with_utf8};
+pub(crate) use transcode::{new_ascii_string, new_string};
+pub use transcode::{well_formed, with_utf8};
 pub use width::{init as init_widths, string_width};

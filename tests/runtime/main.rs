@@ -18,6 +18,7 @@ mod hostile;
 mod intl;
 mod isolation;
 mod json_costs;
+mod latin1;
 mod lifecycle;
 mod plain_values;
 mod render;

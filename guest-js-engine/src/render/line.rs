@@ -101,14 +101,11 @@ fn text(out: &mut Out, chars: Chars<'_>) -> usize {
             return 0;
         }
         Chars::Narrow(bytes) => {
-            out.buf.extend(bytes.iter().map(|&b| char::from(b)));
+            out.latin1(bytes);
             bytes.len()
         }
         Chars::Wide(units) => {
-            out.buf.extend(
-                char::decode_utf16(units.iter().copied())
-                    .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)),
-            );
+            out.wide_replacing(units);
             units.len()
         }
     };

@@ -150,20 +150,60 @@ pub(super) trait Stop: Copy {
     }
     /// The same set of bytes, for the sixteen-at-once scan.
     fn bytes(self) -> ByteSet;
+    /// [`bytes`](Self::bytes) for an 8-bit string whose runs are
+    /// transcoded as they are written (`Out::units`): what
+    /// [`wide`](Self::wide) stops at, as bytes.
+    #[inline(always)]
+    fn latin1(self) -> ByteSet {
+        self.bytes()
+    }
 }
 
-/// A set of bytes: those below `below`, those at or above `at_least`
-/// (unless it is 0), and the three in `equal`.
+/// A set of bytes: those below `below`, the `len` from `from` on (none
+/// when `len` is 0; wrapping past 0xff), and the three in `equal`.
 #[derive(Clone, Copy)]
 pub(super) struct ByteSet {
     pub(super) below: u8,
-    pub(super) at_least: u8,
+    pub(super) from: u8,
+    pub(super) len: u8,
     pub(super) equal: [u8; 3],
 }
 
+impl ByteSet {
+    /// Whether `byte` is in the set.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    fn holds(self, byte: u8) -> bool {
+        byte < self.below || byte.wrapping_sub(self.from) < self.len || self.equal.contains(&byte)
+    }
+}
+
+/// `stop` over an 8-bit string whose runs are transcoded as they are
+/// written: it stops only where [`Stop::wide`] does, the escapes; the
+/// other non-ASCII characters pass.
+#[derive(Clone, Copy)]
+pub(super) struct Latin1<S>(pub(super) S);
+
+impl<S: Stop> Stop for Latin1<S> {
+    #[inline(always)]
+    fn unit(self, c: u16) -> bool {
+        self.0.wide(c)
+    }
+
+    #[inline(always)]
+    fn wide(self, c: u16) -> bool {
+        self.0.wide(c)
+    }
+
+    #[inline(always)]
+    fn bytes(self) -> ByteSet {
+        self.0.latin1()
+    }
+}
+
 /// What inspect escapes in a literal (controls, 0x7f-0x9f, `\`, and `'`
-/// when single-quoted), and any non-ASCII unit of an 8-bit string (which
-/// is written apart, as UTF-8).
+/// when single-quoted); as bytes, any non-ASCII one too, so that a scan
+/// that passes a whole string finds it ASCII (copied as it is), while
+/// [`Latin1`] passes the characters from U+00A0 on (transcoded in a run).
 #[derive(Clone, Copy)]
 pub(super) struct InspectStop {
     pub(super) single: bool,
@@ -184,14 +224,24 @@ impl Stop for InspectStop {
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0x20,
-            at_least: 0x7f,
+            from: 0x7f,
+            len: 0x81,
             equal: [b'\\', if self.single { b'\'' } else { b'\\' }, b'\\'],
+        }
+    }
+
+    /// Controls, 0x7f-0x9f, `\\` and the quote: the rest of Latin-1 passes.
+    #[inline(always)]
+    fn latin1(self) -> ByteSet {
+        ByteSet {
+            len: 0x21,
+            ..self.bytes()
         }
     }
 }
 
-/// What JSON escapes (controls, `"`, `\`), and any non-ASCII unit of an
-/// 8-bit string (which is written apart, as UTF-8).
+/// What JSON escapes (controls, `"`, `\`); as bytes, any non-ASCII one
+/// too (see [`InspectStop`]), which [`Latin1`] passes.
 #[derive(Clone, Copy)]
 pub(super) struct JsonStop;
 
@@ -210,8 +260,18 @@ impl Stop for JsonStop {
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0x20,
-            at_least: 0x80,
+            from: 0x80,
+            len: 0x80,
             equal: [b'"', b'\\', b'\\'],
+        }
+    }
+
+    /// Controls, `"` and `\\`: JSON writes the rest of Latin-1 as it is.
+    #[inline(always)]
+    fn latin1(self) -> ByteSet {
+        ByteSet {
+            len: 0,
+            ..self.bytes()
         }
     }
 }
@@ -232,7 +292,8 @@ impl Stop for StringEnd {
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0x20,
-            at_least: 0,
+            from: 0,
+            len: 0,
             equal: [b'"', b'\\', b'\\'],
         }
     }
@@ -259,7 +320,8 @@ impl Stop for UnitStop {
     fn bytes(self) -> ByteSet {
         ByteSet {
             below: 0,
-            at_least: 0,
+            from: 0,
+            len: 0,
             equal: [self.0; 3],
         }
     }
@@ -275,11 +337,11 @@ impl Stop for UnitStop {
 #[target_feature(enable = "simd128")]
 pub(super) fn find<S: Stop>(bytes: &[u8], mut at: usize, to: usize, stop: S) -> usize {
     use core::arch::wasm32::{
-        u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_lt, u8x16_splat, v128, v128_any_true, v128_or,
+        u8x16_bitmask, u8x16_eq, u8x16_lt, u8x16_splat, u8x16_sub, v128, v128_any_true, v128_or,
     };
     let set = stop.bytes();
     let below = u8x16_splat(set.below);
-    let at_least = u8x16_splat(set.at_least);
+    let (from, len) = (u8x16_splat(set.from), u8x16_splat(set.len));
     let (a, b, c) = (
         u8x16_splat(set.equal[0]),
         u8x16_splat(set.equal[1]),
@@ -290,8 +352,8 @@ pub(super) fn find<S: Stop>(bytes: &[u8], mut at: usize, to: usize, stop: S) -> 
             v128_or(u8x16_lt(v, below), u8x16_eq(v, a)),
             v128_or(u8x16_eq(v, b), u8x16_eq(v, c)),
         );
-        if set.at_least != 0 {
-            v128_or(hit, u8x16_ge(v, at_least))
+        if set.len != 0 {
+            v128_or(hit, u8x16_lt(u8x16_sub(v, from), len))
         } else {
             hit
         }
@@ -340,13 +402,47 @@ pub(super) fn scan<S: Stop>(chars: Chars<'_>, from: usize, to: usize, stop: S) -
         #[cfg(not(target_arch = "wasm32"))]
         Chars::Narrow(bytes) => bytes[from..to]
             .iter()
-            .position(|&c| stop.unit(u16::from(c)))
+            .position(|&c| stop.bytes().holds(c))
             .map_or(to, |at| from + at),
         Chars::Wide(units) => units[from..to]
             .iter()
             .position(|&c| stop.wide(c))
             .map_or(to, |at| from + at),
     }
+}
+
+/// How many bytes `bytes` starts with that are ASCII: sixty-four at a
+/// time, then sixteen, by their high bits' mask.
+pub(super) fn ascii_len(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    #[cfg(target_arch = "wasm32")]
+    // SAFETY: sixteen bytes from `at` (or from 16, 32 and 48 past it),
+    // within `bytes` (checked); unaligned reads.
+    unsafe {
+        use core::arch::wasm32::{i8x16_bitmask, v128, v128_or};
+        let load = |at: usize| (bytes.as_ptr().add(at) as *const v128).read_unaligned();
+        while at + 64 <= bytes.len() {
+            let any = v128_or(
+                v128_or(load(at), load(at + 16)),
+                v128_or(load(at + 32), load(at + 48)),
+            );
+            if i8x16_bitmask(any) != 0 {
+                break;
+            }
+            at += 64;
+        }
+        while at + 16 <= bytes.len() {
+            let high = i8x16_bitmask(load(at));
+            if high != 0 {
+                return at + high.trailing_zeros() as usize;
+            }
+            at += 16;
+        }
+    }
+    while at < bytes.len() && bytes[at] < 0x80 {
+        at += 1;
+    }
+    at
 }
 
 /// Whether every byte is ASCII, eight at a time.

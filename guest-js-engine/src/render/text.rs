@@ -1,8 +1,6 @@
 //! The text being written: spans of one buffer, counted in UTF-16 units
 //! as JavaScript counts them; string literals and JSON strings.
 
-use rquickjs::{Ctx, Value};
-
 use super::scan::*;
 
 // ---- the output buffer --------------------------------------------------------
@@ -177,8 +175,8 @@ impl Out {
     }
 
     /// Appends `chars[from..to]`, a run a scan stopped after: for 8-bit
-    /// strings ASCII (every scan stops at a non-ASCII byte), so copied as
-    /// it is.
+    /// strings ASCII (a [`Stop`]'s bytes hold every non-ASCII byte; runs
+    /// that [`Latin1`] scans go to [`Out::units`]), so copied as it is.
     #[inline]
     pub(super) fn run(&mut self, chars: Chars<'_>, from: usize, to: usize) {
         match chars {
@@ -197,92 +195,9 @@ impl Out {
     /// surrogate is written as `\ud800`.
     pub(super) fn units(&mut self, chars: Chars<'_>, from: usize, to: usize) {
         match chars {
-            Chars::Narrow(bytes) => {
-                let run = &bytes[from..to];
-                if is_ascii(run) {
-                    // SAFETY: ASCII is UTF-8.
-                    self.buf
-                        .push_str(unsafe { std::str::from_utf8_unchecked(run) });
-                    self.units += run.len();
-                } else {
-                    self.buf.extend(run.iter().map(|&b| char::from(b)));
-                    self.units += run.len();
-                }
-            }
+            Chars::Narrow(bytes) => self.latin1(&bytes[from..to]),
             Chars::Wide(units) => self.wide(&units[from..to]),
         }
-    }
-
-    /// Appends UTF-16 `units` as UTF-8, a lone surrogate as its `\u`
-    /// escape. Decoding and pushing a `char` at a time cost about 250
-    /// units of fuel a character. A chunk of [`WIDE_CHUNK`] units at a
-    /// time, so that the room reserved for the worst case (three bytes a
-    /// unit) stays small beside what a long string takes.
-    fn wide(&mut self, mut units: &[u16]) {
-        while !units.is_empty() {
-            let mut end = units.len().min(WIDE_CHUNK);
-            // A surrogate pair stays in one chunk.
-            if end < units.len() && (0xd800..0xdc00).contains(&units[end - 1]) {
-                end -= 1;
-            }
-            let (mut chunk, rest) = units.split_at(end);
-            while let Some(lone) = self.wide_run(chunk) {
-                self.lone_surrogate(chunk[lone]);
-                chunk = &chunk[lone + 1..];
-            }
-            units = rest;
-        }
-    }
-
-    /// Appends `units` up to the first lone surrogate, after one check of
-    /// the room (a unit takes at most three bytes, a surrogate pair four
-    /// for its two), and returns where that surrogate is, if there is one.
-    fn wide_run(&mut self, units: &[u16]) -> Option<usize> {
-        // SAFETY: only whole UTF-8 sequences are written (below).
-        let (bytes, len) = unsafe { self.room(3 * units.len()) };
-        let mut at = len;
-        let mut read = 0;
-        let mut lone = None;
-        // SAFETY: each unit writes at most three bytes at `at` (a pair four
-        // for two units), within the room checked for three a unit; the
-        // length set covers what was written, all of it whole UTF-8
-        // sequences: a character's encoding, never a surrogate's.
-        unsafe {
-            let out = bytes.as_mut_ptr();
-            while let Some(&unit) = units.get(read) {
-                let c = u32::from(unit);
-                if c < 0x80 {
-                    out.add(at).write(c as u8);
-                    at += 1;
-                } else if c < 0x800 {
-                    out.add(at).write(0xc0 | (c >> 6) as u8);
-                    out.add(at + 1).write(0x80 | (c & 0x3f) as u8);
-                    at += 2;
-                } else if !(0xd800..0xe000).contains(&c) {
-                    out.add(at).write(0xe0 | (c >> 12) as u8);
-                    out.add(at + 1).write(0x80 | ((c >> 6) & 0x3f) as u8);
-                    out.add(at + 2).write(0x80 | (c & 0x3f) as u8);
-                    at += 3;
-                } else {
-                    let low = units.get(read + 1).map_or(0, |&low| u32::from(low));
-                    if c >= 0xdc00 || !(0xdc00..0xe000).contains(&low) {
-                        lone = Some(read);
-                        break;
-                    }
-                    let c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
-                    out.add(at).write(0xf0 | (c >> 18) as u8);
-                    out.add(at + 1).write(0x80 | ((c >> 12) & 0x3f) as u8);
-                    out.add(at + 2).write(0x80 | ((c >> 6) & 0x3f) as u8);
-                    out.add(at + 3).write(0x80 | (c & 0x3f) as u8);
-                    at += 4;
-                    read += 1;
-                }
-                read += 1;
-            }
-            bytes.set_len(at);
-        }
-        self.units += read;
-        lone
     }
 
     pub(super) fn lone_surrogate(&mut self, unit: u16) {
@@ -299,9 +214,6 @@ impl Out {
         self.units += digits as usize;
     }
 }
-
-/// The most units [`Out::wide`] transcodes after one check of the room.
-const WIDE_CHUNK: usize = 1 << 16;
 
 /// Room for `more` bytes (`Vec`'s own growth, doubling): out of line, so
 /// that the writes that fit stay small.
@@ -327,8 +239,13 @@ pub(super) fn escaped<S: Stop>(
 ) {
     let mut at = from;
     while at < to {
-        let next = scan(chars, at, to, stop);
-        out.run(chars, at, next);
+        // An 8-bit string's other non-ASCII characters are transcoded in
+        // the run, not stopped at one by one.
+        let next = match chars {
+            Chars::Narrow(_) => scan(chars, at, to, Latin1(stop)),
+            Chars::Wide(_) => scan(chars, at, to, stop),
+        };
+        out.units(chars, at, next);
         if next == to {
             break;
         }
@@ -427,37 +344,4 @@ pub(super) fn json_string(out: &mut Out, chars: Chars<'_>) {
         true
     });
     out.ascii("\"");
-}
-
-/// A string as text, each lone surrogate replaced by U+FFFD: how a
-/// returned string displays (`console.log` of a string prints it as is).
-pub fn well_formed(ctx: &Ctx<'_>, value: &Value<'_>) -> Option<String> {
-    let held = Held::of(ctx.as_raw().as_ptr(), value.as_raw())?;
-    Some(match held.chars() {
-        Chars::Narrow(bytes) if is_ascii(bytes) => {
-            // SAFETY: ASCII is UTF-8.
-            unsafe { std::str::from_utf8_unchecked(bytes) }.to_owned()
-        }
-        Chars::Narrow(bytes) => bytes.iter().map(|&b| char::from(b)).collect(),
-        Chars::Wide(units) => char::decode_utf16(units.iter().copied())
-            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-            .collect(),
-    })
-}
-
-/// What `f` makes of a string's text as UTF-8: borrowed from the engine
-/// when the string is ASCII, else converted. `None` (and `f` not called)
-/// when the string holds a lone surrogate, which UTF-8 cannot hold.
-pub fn with_utf8<R>(ctx: &Ctx<'_>, value: &Value<'_>, f: impl FnOnce(&str) -> R) -> Option<R> {
-    let held = Held::of(ctx.as_raw().as_ptr(), value.as_raw())?;
-    Some(match held.chars() {
-        // SAFETY: ASCII is UTF-8.
-        Chars::Narrow(bytes) if is_ascii(bytes) => {
-            f(unsafe { std::str::from_utf8_unchecked(bytes) })
-        }
-        Chars::Narrow(bytes) => f(&bytes.iter().map(|&b| char::from(b)).collect::<String>()),
-        Chars::Wide(units) => f(&char::decode_utf16(units.iter().copied())
-            .collect::<Result<String, _>>()
-            .ok()?),
-    })
 }

@@ -1,0 +1,224 @@
+//! Text whose characters are all below U+0100 (Latin-1: most Western
+//! European text), which QuickJS keeps a byte a character, through every
+//! way text leaves or enters a run: returned (JSON and display), printed,
+//! `JSON.stringify` and `JSON.parse`, a binding's argument and its result.
+//! The guest transcodes such text sixteen bytes at a time (render/
+//! transcode.rs), so the cases put non-ASCII characters on every side of a
+//! block's edges, and end with a character past U+00FF where a block may
+//! have been decoded already. The expected text is written here, by Rust.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// The cases, as lists of code points.
+fn cases() -> Vec<Vec<u32>> {
+    let a = |n: usize| vec![u32::from(b'a'); n];
+    let mut cases = Vec::new();
+    // One accented letter at every offset of two blocks.
+    for k in 0..=40 {
+        cases.push([a(k), vec![0xe9], a(17)].concat());
+    }
+    // Every character below U+0100 but the line break (a long string is
+    // broken at line breaks in the display), shifted across a block.
+    let all: Vec<u32> = (0..256).filter(|&c| c != 0x0a).collect();
+    for k in 0..=17 {
+        cases.push([a(k), all.clone(), a(k)].concat());
+    }
+    // Runs of non-ASCII letters, long and short.
+    for k in [1, 7, 8, 9, 15, 16, 17, 23, 24, 33] {
+        cases.push([vec![0xe9; k], a(3), vec![0xff; k], vec![0x80; k]].concat());
+    }
+    // A character past U+00FF after Latin-1 text: read as a whole string
+    // of two-byte characters.
+    for k in [0, 5, 7, 8, 9, 15, 16, 31] {
+        cases.push([vec![0xe0; 20], a(k), vec![0x20ac], vec![0xfc; 5]].concat());
+    }
+    cases
+}
+
+fn text(codes: &[u32]) -> String {
+    codes
+        .iter()
+        .map(|&c| char::from_u32(c).expect("a character"))
+        .collect()
+}
+
+/// Code that makes `texts` from the cases' code points, a character at a
+/// time, as the engine stores them (8-bit when all fit).
+fn texts_program(cases: &[Vec<u32>]) -> String {
+    format!(
+        "const texts = {}.map((codes) => codes.map((c) => String.fromCharCode(c)).join(''));\n",
+        serde_json::to_string(cases).expect("JSON")
+    )
+}
+
+/// `text` as `util.inspect` writes a string (Node's `strEscape`): in
+/// single quotes unless it holds one (then double quotes, or backticks),
+/// controls and U+007F to U+009F as `\xHH`.
+fn literal(text: &str) -> String {
+    let quote = if !text.contains('\'') {
+        '\''
+    } else if !text.contains('"') {
+        '"'
+    } else if !text.contains('`') && !text.contains("${") {
+        '`'
+    } else {
+        '\''
+    };
+    let mut out = String::from(quote);
+    for c in text.chars() {
+        match c {
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '\\' => out.push_str("\\\\"),
+            '\'' if quote == '\'' => out.push_str("\\'"),
+            c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02X}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `[text]` as `console.log` and a returned value's display write it: on
+/// one line when it fits in Node's 80 columns (the brackets, spaces and
+/// the 10 columns `reduceToSingleString` keeps), else on three.
+fn in_brackets(text: &str) -> String {
+    let literal = literal(text);
+    if literal.encode_utf16().count() + 13 <= 80 {
+        format!("[ {literal} ]")
+    } else {
+        format!("[\n  {literal}\n]")
+    }
+}
+
+#[tokio::test]
+async fn latin1_text_is_returned_and_printed_as_written() {
+    let cases = cases();
+    let program = format!(
+        "{}for (const t of texts) {{ console.log(t); console.log([t]); }}\nreturn texts;",
+        texts_program(&cases)
+    );
+    let result = run(&program).await;
+    assert_ok(&result);
+    let texts: Vec<String> = cases.iter().map(|codes| text(codes)).collect();
+    assert_eq!(result.value, Some(json!(texts)), "the returned JSON");
+    assert_eq!(result.logs.len(), 2 * texts.len());
+    for (i, t) in texts.iter().enumerate() {
+        assert_eq!(&result.logs[2 * i].text, t, "case {i} printed");
+        assert_eq!(
+            result.logs[2 * i + 1].text,
+            in_brackets(t),
+            "case {i} printed in an array"
+        );
+    }
+    // Each alone: a returned string displays as it is, in an array as a
+    // literal.
+    for (i, t) in texts.iter().enumerate().step_by(5) {
+        let one = format!("{}return texts[{i}];", texts_program(&cases));
+        let result = run(&one).await;
+        assert_ok(&result);
+        assert_eq!(result.value, Some(json!(t)), "case {i} returned");
+        assert_eq!(result.value_display.as_deref(), Some(t.as_str()));
+        let wrapped = format!("{}return [texts[{i}]];", texts_program(&cases));
+        let result = run(&wrapped).await;
+        assert_ok(&result);
+        assert_eq!(result.value_display, Some(in_brackets(t)), "case {i}");
+    }
+}
+
+#[tokio::test]
+async fn latin1_text_crosses_json_stringify_and_parse() {
+    let cases = cases();
+    let program = format!(
+        "{}return texts.map((t) => {{
+  const json = JSON.stringify(t);
+  const back = JSON.parse(json);
+  const record = JSON.parse(JSON.stringify({{ t, n: [t, 1] }}));
+  return [json, back === t, record.t === t && record.n[0] === t, back.length === t.length];
+}});",
+        texts_program(&cases)
+    );
+    let result = run(&program).await;
+    assert_ok(&result);
+    let Some(Value::Array(rows)) = result.value else {
+        panic!("an array: {:?}", result.value);
+    };
+    for (i, (row, codes)) in rows.iter().zip(&cases).enumerate() {
+        let expected = serde_json::to_string(&text(codes)).expect("JSON");
+        assert_eq!(
+            row,
+            &json!([expected, true, true, true]),
+            "case {i}: JSON.stringify's text, and JSON.parse's string back"
+        );
+    }
+}
+
+#[tokio::test]
+async fn latin1_text_crosses_to_a_binding_and_back() {
+    let cases = cases();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let kept = received.clone();
+    let host = CodeBindingNamespace::new("host").function("echo", move |args| {
+        kept.lock().expect("the list").push(args.clone());
+        async move { Ok(args) }
+    });
+    let program = format!(
+        "{}const back = [];
+for (const t of texts) back.push(await host.echo(t));
+const together = await host.echo(texts);
+return texts.map((t, i) => back[i] === t && together[i] === t && back[i].length === t.length);",
+        texts_program(&cases)
+    );
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    let texts: Vec<String> = cases.iter().map(|codes| text(codes)).collect();
+    assert_eq!(
+        result.value,
+        Some(json!(vec![true; texts.len()])),
+        "each text came back from the host as it went"
+    );
+    let received = received.lock().expect("the list");
+    assert_eq!(received.len(), texts.len() + 1);
+    for (i, t) in texts.iter().enumerate() {
+        assert_eq!(received[i], json!(t), "case {i} as the host received it");
+    }
+    assert_eq!(received[texts.len()], json!(texts));
+}
+
+/// Latin-1 text costs a small multiple of what ASCII text of as many
+/// characters does, written and read (ASCII is copied as it is; Latin-1 is
+/// transcoded, and `JSON.stringify`'s is transcoded both ways, about 3.1
+/// times ASCII's). A character at a time, it cost 8 to 13 times as much.
+#[tokio::test]
+async fn latin1_text_costs_a_small_multiple_of_ascii() {
+    let build = |letter: &str| {
+        format!(
+            "const s = 'Le caf{letter} de la gare, pr{letter}s du march{letter}: o{letter} {letter}tes-vous? '.repeat(2000);"
+        )
+    };
+    for (what, tail) in [
+        ("returned", "return [s];"),
+        ("printed", "console.log(s); return 0;"),
+        ("stringified", "return JSON.stringify(s).length;"),
+        ("parsed", "return JSON.parse(JSON.stringify(s)).length;"),
+    ] {
+        let cost = async |letter: &str| {
+            fuel_of(&format!("{} {tail}", build(letter))).await
+                - fuel_of(&format!("{} return 0;", build(letter))).await
+        };
+        let (latin1, ascii) = (cost("é").await, cost("e").await);
+        assert!(
+            latin1 < 4.0 * ascii,
+            "{what}: Latin-1 text cost {latin1} units of fuel, ASCII {ascii}"
+        );
+    }
+}
