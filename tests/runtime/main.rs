@@ -18,7 +18,6 @@ mod hostile;
 mod intl;
 mod isolation;
 mod json_costs;
-mod latin1;
 mod lifecycle;
 mod plain_values;
 mod render;
@@ -27,6 +26,7 @@ mod results;
 mod streams;
 mod stringify;
 mod timers;
+mod transcoding;
 mod values;
 mod web;
 

@@ -4,7 +4,6 @@
 use super::entries::Entry;
 use super::inspect::Renderer;
 use super::layout::Sink;
-use super::scan::Chars;
 use super::text::Span;
 
 impl Renderer<'_, '_> {
@@ -85,11 +84,21 @@ impl Renderer<'_, '_> {
             widest = widest.max(width);
         }
         if measure {
+            // An entry measured as wide as the limit means no grouping, as
+            // above: measuring stops there (`limit` is a count of columns,
+            // whole; a NaN one stops nothing).
+            let cap = if limit.is_nan() {
+                usize::MAX
+            } else {
+                limit.max(0.0).ceil() as usize
+            };
             for (width, entry) in widths.iter_mut().zip(output) {
                 if entry.value.end - entry.value.start != entry.value.units {
                     let text = &self.out.buf[entry.value.start..entry.value.end];
-                    let units: Vec<u16> = text.encode_utf16().collect();
-                    let measured = super::width::width(self.ctx, Chars::Wide(&units))?;
+                    let measured = super::width::width_of_text(self.ctx, text, cap)?;
+                    if measured as f64 >= limit {
+                        return Some(None);
+                    }
                     // The layout counts on no entry being wider than its
                     // UTF-8 (a character two columns at most, and at least
                     // three bytes then): any other answer leaves the value

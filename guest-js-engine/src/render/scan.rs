@@ -151,8 +151,9 @@ pub(super) trait Stop: Copy {
     /// The same set of bytes, for the sixteen-at-once scan.
     fn bytes(self) -> ByteSet;
     /// [`bytes`](Self::bytes) for an 8-bit string whose runs are
-    /// transcoded as they are written (`Out::units`): what
-    /// [`wide`](Self::wide) stops at, as bytes.
+    /// transcoded as they are written (`Out::units`): exactly what
+    /// [`wide`](Self::wide) stops at, all below U+0100, as bytes. A
+    /// two-byte string's scan ([`find_wide`]) reads it too.
     #[inline(always)]
     fn latin1(self) -> ByteSet {
         self.bytes()
@@ -404,11 +405,57 @@ pub(super) fn scan<S: Stop>(chars: Chars<'_>, from: usize, to: usize, stop: S) -
             .iter()
             .position(|&c| stop.bytes().holds(c))
             .map_or(to, |at| from + at),
+        #[cfg(target_arch = "wasm32")]
+        Chars::Wide(units) => find_wide(units, from, to, stop),
+        #[cfg(not(target_arch = "wasm32"))]
         Chars::Wide(units) => units[from..to]
             .iter()
             .position(|&c| stop.wide(c))
             .map_or(to, |at| from + at),
     }
+}
+
+/// [`find`] over a two-byte string's units, eight at a time: the units
+/// [`Stop::wide`] stops at are its Latin-1 byte set ([`Stop::latin1`]),
+/// all below U+0100; the tail shorter than a block a unit at a time.
+#[cfg(target_arch = "wasm32")]
+#[target_feature(enable = "simd128")]
+fn find_wide<S: Stop>(units: &[u16], mut at: usize, to: usize, stop: S) -> usize {
+    use core::arch::wasm32::{
+        i16x8_bitmask, i16x8_eq, u16x8_lt, u16x8_splat, u16x8_sub, v128, v128_any_true, v128_or,
+    };
+    let set = stop.latin1();
+    let below = u16x8_splat(u16::from(set.below));
+    let (from, len) = (
+        u16x8_splat(u16::from(set.from)),
+        u16x8_splat(u16::from(set.len)),
+    );
+    let (a, b, c) = (
+        u16x8_splat(u16::from(set.equal[0])),
+        u16x8_splat(u16::from(set.equal[1])),
+        u16x8_splat(u16::from(set.equal[2])),
+    );
+    let to = to.min(units.len());
+    while at + 8 <= to {
+        // SAFETY: eight units from `at`, within `units` (checked); an
+        // unaligned read.
+        let v = unsafe { (units.as_ptr().add(at) as *const v128).read_unaligned() };
+        let mut hit = v128_or(
+            v128_or(u16x8_lt(v, below), i16x8_eq(v, a)),
+            v128_or(i16x8_eq(v, b), i16x8_eq(v, c)),
+        );
+        if set.len != 0 {
+            hit = v128_or(hit, u16x8_lt(u16x8_sub(v, from), len));
+        }
+        if v128_any_true(hit) {
+            return at + i16x8_bitmask(hit).trailing_zeros() as usize;
+        }
+        at += 8;
+    }
+    units[at..to]
+        .iter()
+        .position(|&c| stop.wide(c))
+        .map_or(to, |found| at + found)
 }
 
 /// How many bytes `bytes` starts with that are ASCII: sixty-four at a

@@ -66,7 +66,17 @@ impl Out {
         // sequences: a character's encoding, never a surrogate's.
         unsafe {
             let out = bytes.as_mut_ptr();
+            // Where blocks of eight are tried again after one that held a
+            // surrogate, which is read a unit at a time.
+            #[cfg(target_arch = "wasm32")]
+            let mut retry = 0;
             while let Some(&unit) = units.get(read) {
+                #[cfg(target_arch = "wasm32")]
+                if read >= retry {
+                    (read, at) = wide_blocks(units, read, out, at);
+                    retry = read + 8;
+                    continue;
+                }
                 let c = u32::from(unit);
                 if c < 0x80 {
                     out.add(at).write(c as u8);
@@ -101,6 +111,121 @@ impl Out {
         self.units += read;
         lone
     }
+}
+
+/// For each mask of four lanes of UTF-16 (bit `i` of the low nibble: lane
+/// `i` takes two bytes or more; of the high nibble: three), where each
+/// byte of their UTF-8 comes from in a block holding the four lanes' first
+/// bytes, then their second, then their third.
+#[cfg(target_arch = "wasm32")]
+static WIDE_LANES: [[u8; 16]; 256] = {
+    let mut table = [[0u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut at) = (0, 0);
+        while lane < 4 {
+            table[mask][at] = lane as u8;
+            at += 1;
+            if mask & (1 << lane) != 0 {
+                table[mask][at] = 4 + lane as u8;
+                at += 1;
+            }
+            if mask & (16 << lane) != 0 {
+                table[mask][at] = 8 + lane as u8;
+                at += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// Writes the UTF-8 of `units` from `read` on at `out + at`, eight units
+/// at a time while ten are left, up to the first eight that hold a
+/// surrogate, and returns where reading and writing stopped. Eight of
+/// ASCII are narrowed and stored; otherwise each lane's first, second and
+/// third bytes are computed for its length (one to three), and each four
+/// lanes' bytes put in place by one swizzle from [`WIDE_LANES`]. A unit
+/// at a time this cost about 64 units of fuel a character of CJK text.
+///
+/// # Safety
+/// `out + at` is writable for three bytes a unit from `read` on. The
+/// second four lanes' store is sixteen bytes at most twelve past the
+/// first's: within the thirty that ten units leave.
+#[cfg(target_arch = "wasm32")]
+#[target_feature(enable = "simd128")]
+unsafe fn wide_blocks(
+    units: &[u16],
+    mut read: usize,
+    out: *mut u8,
+    mut at: usize,
+) -> (usize, usize) {
+    use core::arch::wasm32::{
+        i8x16_shuffle, i8x16_swizzle, i16x8_bitmask, i16x8_eq, u8x16_narrow_i16x8, u16x8_ge,
+        u16x8_shr, u16x8_splat, u64x2_extract_lane, v128, v128_and, v128_any_true, v128_bitselect,
+        v128_or,
+    };
+    // SAFETY: sixteen bytes (eight units) read from `read`, within
+    // `units` (checked); writes as the caller promised, eight bytes for
+    // eight of ASCII, else sixteen at `at` and sixteen at most twelve on.
+    unsafe {
+        while read + 10 <= units.len() {
+            let v = (units.as_ptr().add(read) as *const v128).read_unaligned();
+            if !v128_any_true(v128_and(v, u16x8_splat(0xff80))) {
+                let ascii = u8x16_narrow_i16x8(v, v);
+                (out.add(at) as *mut u64).write_unaligned(u64x2_extract_lane::<0>(ascii));
+                at += 8;
+                read += 8;
+                continue;
+            }
+            let surrogate = i16x8_eq(v128_and(v, u16x8_splat(0xf800)), u16x8_splat(0xd800));
+            if v128_any_true(surrogate) {
+                break;
+            }
+            let two = u16x8_ge(v, u16x8_splat(0x80));
+            let three = u16x8_ge(v, u16x8_splat(0x800));
+            let low6 = v128_or(v128_and(v, u16x8_splat(0x3f)), u16x8_splat(0x80));
+            let mid6 = v128_or(
+                v128_and(u16x8_shr(v, 6), u16x8_splat(0x3f)),
+                u16x8_splat(0x80),
+            );
+            let first = v128_bitselect(
+                v128_bitselect(
+                    v128_or(u16x8_shr(v, 12), u16x8_splat(0xe0)),
+                    v128_or(u16x8_shr(v, 6), u16x8_splat(0xc0)),
+                    three,
+                ),
+                v,
+                two,
+            );
+            let second = v128_bitselect(mid6, low6, three);
+            let firsts = u8x16_narrow_i16x8(first, second);
+            let thirds = u8x16_narrow_i16x8(low6, low6);
+            let (two, three) = (i16x8_bitmask(two) as usize, i16x8_bitmask(three) as usize);
+            let halves = [
+                (
+                    i8x16_shuffle::<0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 0, 0, 0, 0>(
+                        firsts, thirds,
+                    ),
+                    (two & 15) | ((three & 15) << 4),
+                ),
+                (
+                    i8x16_shuffle::<4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 0, 0, 0, 0>(
+                        firsts, thirds,
+                    ),
+                    (two >> 4) | (three & 0xf0),
+                ),
+            ];
+            for (lanes, mask) in halves {
+                let order = (WIDE_LANES.as_ptr().add(mask) as *const v128).read_unaligned();
+                (out.add(at) as *mut v128).write_unaligned(i8x16_swizzle(lanes, order));
+                at += 4 + (mask as u32).count_ones() as usize;
+            }
+            read += 8;
+        }
+    }
+    (read, at)
 }
 
 /// The most units [`Out::wide`] transcodes after one check of the room.

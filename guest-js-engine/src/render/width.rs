@@ -185,6 +185,13 @@ pub fn init(ctx: *mut qjs::JSContext) {
         (0..0x300).all(|cp| below_0300(cp) == by_tables(&tables, cp)),
         "the widths below U+0300 disagree with QuickJS's tables"
     );
+    assert!(
+        WIDE_STABLE
+            .iter()
+            .flat_map(|&(from, to)| from..=to)
+            .all(|cp| stable(cp) && by_tables(&tables, cp) == 2),
+        "the wide letters NFC leaves as they are disagree with the tables"
+    );
     TABLES.with(|cell| {
         let _ = cell.set(tables);
     });
@@ -223,9 +230,63 @@ fn by_tables(tables: &Tables, cp: u32) -> usize {
     }
 }
 
+/// Kana, CJK ideographs and Hangul syllables: two columns each, and in
+/// [`STABLE`] ([`init`] checks both against the tables), so that most
+/// East Asian text is measured without a lookup.
+const WIDE_STABLE: [(u32, u32); 5] = [
+    (0x3041, 0x3098),
+    (0x309b, 0x30ff),
+    (0x3400, 0x4dbf),
+    (0x4e00, 0x9fff),
+    (0xac00, 0xd7a3),
+];
+
+/// The columns of `points` when each is one NFC leaves as it is wherever
+/// it stands ([`STABLE`]): the text is then its own normalisation, and
+/// each is measured as it comes. `None` at the first that is not. Once
+/// the count reaches `cap`, the count so far (the text is at least that
+/// wide).
+fn stable_width(tables: &Tables, points: impl Iterator<Item = u32>, cap: usize) -> Option<usize> {
+    let mut columns = 0;
+    for cp in points {
+        if columns >= cap {
+            break;
+        }
+        columns += if cp < 0x300 {
+            below_0300(cp)
+        } else if WIDE_STABLE
+            .iter()
+            .any(|&(from, to)| (from..=to).contains(&cp))
+        {
+            2
+        } else if stable(cp) {
+            by_tables(tables, cp)
+        } else {
+            return None;
+        };
+    }
+    Some(columns)
+}
+
+/// [`width`] of UTF-8 text (an entry of the output), or a width of at
+/// least `cap` when it is that wide: measured as it is read, up to `cap`,
+/// when NFC leaves it as it is; else all of it, as UTF-16.
+pub(super) fn width_of_text(ctx: *mut qjs::JSContext, text: &str, cap: usize) -> Option<usize> {
+    let stable = TABLES.with(|tables| {
+        let tables = tables.get()?;
+        stable_width(tables, text.chars().map(u32::from), cap)
+    });
+    if stable.is_some() {
+        return stable;
+    }
+    let units: Vec<u16> = text.encode_utf16().collect();
+    width(ctx, Chars::Wide(&units))
+}
+
 /// The columns `chars` take (layout.js's `stringWidth`): ASCII one each
-/// but its controls; from the first unit past ASCII on, the rest
-/// normalised (NFC) and measured by code point. `None` only when memory
+/// but its controls; from the first unit past ASCII on, measured by code
+/// point as it comes while NFC leaves each as it is ([`stable_width`]),
+/// else the rest normalised (NFC) and measured. `None` only when memory
 /// for the normalised text cannot be had.
 pub(super) fn width(ctx: *mut qjs::JSContext, chars: Chars<'_>) -> Option<usize> {
     let len = chars.len();
@@ -245,6 +306,26 @@ pub(super) fn width(ctx: *mut qjs::JSContext, chars: Chars<'_>) -> Option<usize>
     }
     if at == len {
         return Some(columns);
+    }
+    let rest = match chars {
+        Chars::Narrow(bytes) => TABLES.with(|tables| {
+            stable_width(
+                tables.get()?,
+                bytes[at..].iter().map(|&b| u32::from(b)),
+                usize::MAX,
+            )
+        }),
+        Chars::Wide(units) => TABLES.with(|tables| {
+            stable_width(
+                tables.get()?,
+                char::decode_utf16(units[at..].iter().copied())
+                    .map(|c| c.map_or_else(|lone| u32::from(lone.unpaired_surrogate()), u32::from)),
+                usize::MAX,
+            )
+        }),
+    };
+    if let Some(rest) = rest {
+        return Some(columns + rest);
     }
     // The rest as code points (a lone surrogate as itself, as
     // `codePointAt` reads it).
