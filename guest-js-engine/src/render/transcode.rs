@@ -4,7 +4,6 @@
 
 use std::ffi::c_char;
 
-use rquickjs::qjs::JS_NewStringLen;
 use rquickjs::{Ctx, Value, qjs};
 
 use super::scan::{Chars, Held, ascii_len, is_ascii};
@@ -422,13 +421,19 @@ unsafe extern "C" {
         buf: *const c_char,
         len: qjs::size_t,
     ) -> qjs::JSValue;
+    /// A new two-byte string of the `len` UTF-16 units at `buf`.
+    fn JS_CoderunNewString16(
+        ctx: *mut qjs::JSContext,
+        buf: *const u16,
+        len: qjs::size_t,
+    ) -> qjs::JSValue;
 }
 
-/// A new string of `text`, the one `JS_NewStringLen` makes of it. Text
-/// whose characters are all below U+0100 (ASCII, and most Western
-/// European text) is an 8-bit string, decoded here: `JS_NewStringLen`
-/// decodes it a character at a time, at about 60 units of fuel each.
-/// Other text goes to `JS_NewStringLen`. The engine's exception when it
+/// A new string of `text`, the one `JS_NewStringLen` makes of it: an
+/// 8-bit string when every character is below U+0100 (ASCII, and most
+/// Western European text), else a two-byte one; decoded here, as
+/// `JS_NewStringLen` decodes text that is not ASCII a character at a
+/// time, at about 60 units of fuel each. The engine's exception when it
 /// throws (out of memory, or past the longest string).
 pub(crate) fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
     // SAFETY: `ctx` is a live context (the caller's); each call reads the
@@ -439,7 +444,10 @@ pub(crate) fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
             EightBit::Latin1(chars) => {
                 JS_CoderunNewString8(ctx, chars.as_ptr().cast(), chars.len() as _)
             }
-            EightBit::Wider => JS_NewStringLen(ctx, text.as_ptr().cast(), text.len() as _),
+            EightBit::Wider => {
+                let units = utf16_of(text);
+                JS_CoderunNewString16(ctx, units.as_ptr(), units.len() as _)
+            }
         }
     }
 }
@@ -508,6 +516,74 @@ fn eight_bit(text: &str) -> EightBit {
         chars.set_len(written);
     }
     EightBit::Latin1(chars)
+}
+
+/// `text` as UTF-16 units, the ones `JS_NewStringLen` makes of it: the
+/// ASCII before each other character sixteen bytes at a time, widened;
+/// that character on its own (one past U+FFFF as its surrogate pair).
+fn utf16_of(text: &str) -> Vec<u16> {
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    // No more units than bytes: one for one to three, two for four.
+    let mut units: Vec<u16> = Vec::with_capacity(len);
+    let (mut read, mut written) = (0, 0);
+    // SAFETY: reads within `bytes` (sixteen when sixteen are left; a
+    // character's continuation bytes, which UTF-8 has after its lead);
+    // writes within the capacity of `len`, as `written` stays at most
+    // `read` (one unit for one to three bytes, two for four; the sixteen
+    // widened at `written` while sixteen bytes are left); the length set
+    // covers the units written for the bytes read.
+    unsafe {
+        let dst = units.as_mut_ptr();
+        let at = |i: usize| u16::from(*bytes.get_unchecked(i));
+        while read < len {
+            #[cfg(target_arch = "wasm32")]
+            if read + 16 <= len {
+                use core::arch::wasm32::{
+                    i8x16_bitmask, u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, v128,
+                };
+                let v = (bytes.as_ptr().add(read) as *const v128).read_unaligned();
+                let out = dst.add(written) as *mut v128;
+                out.write_unaligned(u16x8_extend_low_u8x16(v));
+                out.add(1).write_unaligned(u16x8_extend_high_u8x16(v));
+                // The ASCII the sixteen start with; what follows it was
+                // widened too, and is written again below.
+                let ascii = (i8x16_bitmask(v) as u32 | 1 << 16).trailing_zeros() as usize;
+                read += ascii;
+                written += ascii;
+                if ascii == 16 {
+                    continue;
+                }
+            }
+            let lead = at(read);
+            if lead < 0x80 {
+                dst.add(written).write(lead);
+                read += 1;
+            } else if lead < 0xe0 {
+                dst.add(written)
+                    .write((lead & 0x1f) << 6 | (at(read + 1) & 0x3f));
+                read += 2;
+            } else if lead < 0xf0 {
+                dst.add(written).write(
+                    (lead & 0x0f) << 12 | (at(read + 1) & 0x3f) << 6 | (at(read + 2) & 0x3f),
+                );
+                read += 3;
+            } else {
+                let c = u32::from(lead & 0x07) << 18
+                    | u32::from(at(read + 1) & 0x3f) << 12
+                    | u32::from(at(read + 2) & 0x3f) << 6
+                    | u32::from(at(read + 3) & 0x3f);
+                let c = c - 0x10000;
+                dst.add(written).write(0xd800 | (c >> 10) as u16);
+                dst.add(written + 1).write(0xdc00 | (c & 0x3ff) as u16);
+                written += 1;
+                read += 4;
+            }
+            written += 1;
+        }
+        units.set_len(written);
+    }
+    units
 }
 
 /// For each mask of eight lanes to drop, the other lanes in order.
