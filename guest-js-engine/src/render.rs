@@ -62,6 +62,7 @@ unsafe extern "C" {
 }
 
 mod columns;
+mod decode;
 mod digits;
 mod entries;
 mod indent;
@@ -77,10 +78,10 @@ mod transcode;
 mod values;
 mod width;
 
+pub(crate) use decode::{new_ascii_string, new_string};
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting, json_spaced_raw};
 pub use line::console_line;
 pub(crate) use scan::string_end;
-pub(crate) use transcode::{new_ascii_string, new_string};
 pub use transcode::{well_formed, with_utf8};
 pub use width::{init as init_widths, string_width};

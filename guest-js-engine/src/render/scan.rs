@@ -458,40 +458,6 @@ fn find_wide<S: Stop>(units: &[u16], mut at: usize, to: usize, stop: S) -> usize
         .map_or(to, |found| at + found)
 }
 
-/// How many bytes `bytes` starts with that are ASCII: sixty-four at a
-/// time, then sixteen, by their high bits' mask.
-pub(super) fn ascii_len(bytes: &[u8]) -> usize {
-    let mut at = 0;
-    #[cfg(target_arch = "wasm32")]
-    // SAFETY: sixteen bytes from `at` (or from 16, 32 and 48 past it),
-    // within `bytes` (checked); unaligned reads.
-    unsafe {
-        use core::arch::wasm32::{i8x16_bitmask, v128, v128_or};
-        let load = |at: usize| (bytes.as_ptr().add(at) as *const v128).read_unaligned();
-        while at + 64 <= bytes.len() {
-            let any = v128_or(
-                v128_or(load(at), load(at + 16)),
-                v128_or(load(at + 32), load(at + 48)),
-            );
-            if i8x16_bitmask(any) != 0 {
-                break;
-            }
-            at += 64;
-        }
-        while at + 16 <= bytes.len() {
-            let high = i8x16_bitmask(load(at));
-            if high != 0 {
-                return at + high.trailing_zeros() as usize;
-            }
-            at += 16;
-        }
-    }
-    while at < bytes.len() && bytes[at] < 0x80 {
-        at += 1;
-    }
-    at
-}
-
 /// Whether every byte is ASCII, eight at a time.
 pub(super) fn is_ascii(bytes: &[u8]) -> bool {
     let mut at = 0;
