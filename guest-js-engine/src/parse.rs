@@ -35,10 +35,12 @@ use std::ffi::{c_char, c_int};
 use rquickjs::{Ctx, Value, qjs};
 
 use read::Reader;
+use shared::{Short, Strings};
 
 use crate::render::{new_ascii_string, new_string};
 
 mod read;
+mod shared;
 
 /// How many distinct keys a parse keeps as atoms (records repeat a few).
 const KEPT_KEYS: usize = 64;
@@ -72,6 +74,7 @@ pub fn json<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
         values: Vec::new(),
         names: Vec::new(),
         models: Vec::new(),
+        strings: Strings::new(ctx.as_raw().as_ptr()),
     };
     let mut reader = Reader::new(json);
     // The cycle collector waits for the end of the parse: a collection
@@ -150,31 +153,6 @@ fn same_text(a: &str, b: &str) -> bool {
     }
 }
 
-/// Whether `bytes`, fewer than sixteen, are all ASCII: two words that
-/// overlap (or one, or three bytes), as in [`same_text`]; false for more.
-#[inline]
-fn short_ascii(bytes: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let len = bytes.len();
-    let word = |at: usize| {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_ne_bytes(word)
-    };
-    let half = |at: usize| {
-        let mut half = [0u8; 4];
-        half.copy_from_slice(&bytes[at..at + 4]);
-        u64::from(u32::from_ne_bytes(half))
-    };
-    match len {
-        0 => true,
-        1..=3 => (bytes[0] | bytes[len / 2] | bytes[len - 1]) < 0x80,
-        4..=7 => (half(0) | half(len - 4)) & HIGH == 0,
-        8..=15 => (word(0) | word(len - 8)) & HIGH == 0,
-        _ => false,
-    }
-}
-
 /// Why a parse stopped: the text is not JSON the reader takes, or the
 /// engine threw. Either way `JSON.parse` decides.
 struct Declined;
@@ -221,6 +199,8 @@ struct Builder<'de> {
     names: Vec<Key<'de>>,
     /// The newest last.
     models: Vec<Model<'de>>,
+    /// Short strings made, shared by the values that repeat them.
+    strings: Strings,
 }
 
 impl Drop for Builder<'_> {
@@ -392,16 +372,23 @@ impl<'de> Builder<'de> {
 
     /// A string of `text`, onto the stack of values. A short one of ASCII
     /// (names, ids, tags: most strings of a list of records) is checked as
-    /// two words and copied; a longer one goes to `new_string`, which
-    /// decodes text of characters below U+0100 itself.
+    /// two words, which find it among the short strings made before
+    /// (shared: see `shared.rs`), else it is copied and kept; a longer one
+    /// goes to `new_string`, which decodes text of characters below U+0100
+    /// itself.
     fn string(&mut self, text: &str) -> Result<(), Declined> {
-        let value = if short_ascii(text.as_bytes()) {
-            // SAFETY: a live context; `text` is ASCII (checked).
-            unsafe { new_ascii_string(self.ctx, text.as_bytes()) }
-        } else {
-            new_string(self.ctx, text)
+        let Some(key) = Short::of(text.as_bytes()) else {
+            return self.push(new_string(self.ctx, text));
         };
-        self.push(value)
+        if let Some(value) = self.strings.get(key) {
+            self.values.push(value);
+            return Ok(());
+        }
+        // SAFETY: a live context; `text` is ASCII (checked).
+        let value = unsafe { new_ascii_string(self.ctx, text.as_bytes()) };
+        self.push(value)?;
+        self.strings.keep(key, value);
+        Ok(())
     }
 }
 

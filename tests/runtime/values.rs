@@ -205,6 +205,48 @@ async fn objects_made_alike_stay_objects_of_their_own() {
     );
 }
 
+/// `JSON.parse` and a binding's result share a short string among the
+/// values that repeat it (parse/shared.rs): each value still behaves as a
+/// string of its own. Growing one (`+=`, which QuickJS may do in place
+/// when nothing else holds the string), using one as a key (which may make
+/// it an atom) or changing the object holding it leaves the others as
+/// they were, across more strings than the parse keeps.
+#[tokio::test]
+async fn strings_a_parse_repeats_stay_strings_of_their_own() {
+    let host = CodeBindingNamespace::new("host").function("records", |_| async {
+        Ok(json!(
+            (0..100)
+                .map(|i| json!({ "tag": "open", "kind": format!("k{}", i % 70), "n": i }))
+                .collect::<Vec<_>>()
+        ))
+    });
+    let program = r#"
+        const text = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ tag: 'open', kind: `k${i % 70}`, n: i })));
+        const check = (records) => {
+          records[0].tag += '!';
+          let grown = records[1].tag;
+          grown += '?';
+          const keyed = {};
+          keyed[records[2].tag] = 1;
+          records[3].tag = 'closed';
+          records[4].kind += records[74].kind;
+          return [
+            records[0].tag, grown, Object.keys(keyed).join(), records[3].tag,
+            records.slice(5).every((r) => r.tag === 'open' && r.tag.length === 4),
+            records[4].kind, records[74].kind, records[75].kind,
+            records.slice(5).every((r, i) => r.kind === `k${(i + 5) % 70}`),
+          ];
+        };
+        return [check(JSON.parse(text)), check(await host.records())];
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(host)).await;
+    assert_ok(&result);
+    let expected = json!([
+        "open!", "open?", "open", "closed", true, "k4k4", "k4", "k5", true
+    ]);
+    assert_eq!(result.value, Some(json!([expected, expected])));
+}
+
 /// Making 2,000 objects of six properties with a literal costs at most
 /// 5,800 units of fuel an object over a number, kept in a list or dropped
 /// each turn (about 4,800 and 4,500; before the shapes on their way were
