@@ -3,7 +3,7 @@
 //! time, into an 8-bit string when every character is below U+0100, else
 //! a two-byte one.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int, c_void};
 
 use rquickjs::qjs;
 
@@ -14,35 +14,83 @@ unsafe extern "C" {
         buf: *const c_char,
         len: qjs::size_t,
     ) -> qjs::JSValue;
-    /// A new two-byte string of the `len` UTF-16 units at `buf`.
-    fn JS_CoderunNewString16(
+    /// A new string of `len` characters (two bytes each when `wide`),
+    /// whose characters the caller writes at `*chars`.
+    fn JS_CoderunNewStringUninit(
         ctx: *mut qjs::JSContext,
-        buf: *const u16,
         len: qjs::size_t,
+        wide: c_int,
+        chars: *mut *mut c_void,
     ) -> qjs::JSValue;
 }
 
 /// A new string of `text`, the one `JS_NewStringLen` makes of it: an
 /// 8-bit string when every character is below U+0100 (ASCII, and most
-/// Western European text), else a two-byte one; decoded here, as
-/// `JS_NewStringLen` decodes text that is not ASCII a character at a
-/// time, at about 60 units of fuel each. The engine's exception when it
-/// throws (out of memory, or past the longest string).
+/// Western European text), else a two-byte one. Text that is not ASCII is
+/// measured (its characters, and whether they fit in a byte), then decoded
+/// here into a string of that length: `JS_NewStringLen` decodes it a
+/// character at a time, at about 60 units of fuel each. The engine's
+/// exception when it throws (out of memory, or past the longest string).
 pub(crate) fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
-    // SAFETY: `ctx` is a live context (the caller's); each call reads the
-    // bytes given, `len` of them.
-    unsafe {
-        match eight_bit(text) {
-            EightBit::Ascii => JS_CoderunNewString8(ctx, text.as_ptr().cast(), text.len() as _),
-            EightBit::Latin1(chars) => {
-                JS_CoderunNewString8(ctx, chars.as_ptr().cast(), chars.len() as _)
-            }
-            EightBit::Wider => {
-                let units = utf16_of(text);
-                JS_CoderunNewString16(ctx, units.as_ptr(), units.len() as _)
-            }
-        }
+    let bytes = text.as_bytes();
+    let ascii = ascii_len(bytes);
+    if ascii == bytes.len() {
+        // SAFETY: a live context (the caller's); the bytes are ASCII.
+        return unsafe { JS_CoderunNewString8(ctx, bytes.as_ptr().cast(), bytes.len() as _) };
     }
+    let (units, eight) = measure(&bytes[ascii..]);
+    let units = ascii + units;
+    let mut chars = std::ptr::null_mut();
+    // SAFETY: a live context; `chars` is set to the new string's
+    // `units` characters (there is at least one: the first that is not
+    // ASCII), which are all written below, before anything else runs.
+    unsafe {
+        let value = JS_CoderunNewStringUninit(ctx, units as _, c_int::from(!eight), &mut chars);
+        if qjs::JS_VALUE_GET_NORM_TAG(value) == qjs::JS_TAG_EXCEPTION {
+            return value;
+        }
+        let written = if eight {
+            latin1_into(bytes, ascii, chars.cast(), units)
+        } else {
+            utf16_into(bytes, chars.cast(), units)
+        };
+        assert!(written == units, "a string's text outgrew its measure");
+        value
+    }
+}
+
+/// How many UTF-16 units the UTF-8 `bytes` make (a unit for each byte that
+/// is not a continuation, and another for each character of four bytes),
+/// and whether every character is below U+0100 (no lead byte from 0xc4
+/// on): sixteen bytes at a time.
+fn measure(bytes: &[u8]) -> (usize, bool) {
+    let (mut units, mut wider, mut at) = (0usize, false, 0);
+    #[cfg(target_arch = "wasm32")]
+    // SAFETY: sixteen bytes from `at`, within `bytes` (checked); an
+    // unaligned read.
+    unsafe {
+        use core::arch::wasm32::{
+            i8x16_bitmask, i8x16_ge, i8x16_splat, u8x16_ge, u8x16_max, u8x16_splat, v128,
+            v128_any_true,
+        };
+        // The largest byte of each lane, for the lead bytes past U+00FF.
+        let mut largest = u8x16_splat(0);
+        while at + 16 <= bytes.len() {
+            let v = (bytes.as_ptr().add(at) as *const v128).read_unaligned();
+            // Signed, a continuation byte (0x80 to 0xbf) is below -64.
+            let starts = i8x16_bitmask(i8x16_ge(v, i8x16_splat(-64)));
+            let four = i8x16_bitmask(u8x16_ge(v, u8x16_splat(0xf0)));
+            units += starts.count_ones() as usize + four.count_ones() as usize;
+            largest = u8x16_max(largest, v);
+            at += 16;
+        }
+        wider |= v128_any_true(u8x16_ge(largest, u8x16_splat(0xc4)));
+    }
+    for &byte in &bytes[at..] {
+        units += usize::from(byte & 0xc0 != 0x80) + usize::from(byte >= 0xf0);
+        wider |= byte >= 0xc4;
+    }
+    (units, !wider)
 }
 
 /// [`new_string`] of short ASCII the caller has checked.
@@ -54,39 +102,26 @@ pub(crate) unsafe fn new_ascii_string(ctx: *mut qjs::JSContext, text: &[u8]) -> 
     unsafe { JS_CoderunNewString8(ctx, text.as_ptr().cast(), text.len() as _) }
 }
 
-/// What [`eight_bit`] finds text's characters to be.
-enum EightBit {
-    Ascii,
-    /// All below U+0100, some not ASCII: their bytes.
-    Latin1(Vec<u8>),
-    /// Some past U+00FF.
-    Wider,
-}
-
-/// `text`'s characters as 8-bit bytes when they all fit in one: found
-/// ASCII eight bytes at a time, and from the first byte that is not,
-/// decoded into a copy, a word at a time while the bytes are ASCII.
-fn eight_bit(text: &str) -> EightBit {
-    let bytes = text.as_bytes();
+/// Writes the 8-bit characters of `bytes` (UTF-8 whose characters are all
+/// below U+0100, ASCII up to `ascii`) at `dst`, `units` of them, and
+/// returns how many it wrote.
+///
+/// # Safety
+/// `dst` is writable for `units` bytes, the number of characters `bytes`
+/// holds ([`measure`]).
+unsafe fn latin1_into(bytes: &[u8], ascii: usize, dst: *mut u8, units: usize) -> usize {
     let len = bytes.len();
-    let mut read = ascii_len(bytes);
-    if read == len {
-        return EightBit::Ascii;
-    }
-    let mut chars: Vec<u8> = Vec::with_capacity(len);
-    chars.extend_from_slice(&bytes[..read]);
-    let mut written = read;
-    // SAFETY: `latin1_decode` and the loop below read within `bytes` (a
-    // lead byte's continuation, which UTF-8 has after it) and write at
-    // most one character a byte read, within the capacity of `len`; the
-    // length set covers what was written.
+    // SAFETY: the ASCII is `ascii` characters of the `units`; then
+    // `latin1_decode` and the loop below read within `bytes` (a lead
+    // byte's continuation, which UTF-8 has after it) and write one
+    // character for each read, up to `units` (checked: the caller's
+    // measure).
     unsafe {
-        let dst = chars.as_mut_ptr();
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, ascii);
+        let (mut read, mut written) = (ascii, ascii);
         #[cfg(target_arch = "wasm32")]
-        if !latin1_decode(bytes, &mut read, dst, &mut written) {
-            return EightBit::Wider;
-        }
-        while read < len {
+        latin1_decode(bytes, &mut read, dst, &mut written, units);
+        while read < len && written < units {
             let byte = *bytes.get_unchecked(read);
             if byte < 0x80 {
                 dst.add(written).write(byte);
@@ -94,44 +129,41 @@ fn eight_bit(text: &str) -> EightBit {
                 // The continuation of a lead byte `latin1_decode` read.
                 read += 1;
                 continue;
-            } else if byte <= 0xc3 {
-                // 0xc2 or 0xc3: a character from U+0080 to U+00FF, in
-                // two bytes.
+            } else {
+                // 0xc2 or 0xc3 (the measure found no lead byte past them):
+                // a character from U+0080 to U+00FF, in two bytes.
                 dst.add(written)
                     .write((byte << 6) | (*bytes.get_unchecked(read + 1) & 0x3f));
                 read += 1;
-            } else {
-                return EightBit::Wider;
             }
             read += 1;
             written += 1;
         }
-        chars.set_len(written);
+        written
     }
-    EightBit::Latin1(chars)
 }
 
-/// `text` as UTF-16 units, the ones `JS_NewStringLen` makes of it: the
-/// ASCII before each other character sixteen bytes at a time, widened;
-/// that character on its own (one past U+FFFF as its surrogate pair).
-fn utf16_of(text: &str) -> Vec<u16> {
-    let bytes = text.as_bytes();
+/// Writes the UTF-16 units of the UTF-8 `bytes` at `dst`, `units` of
+/// them, the ones `JS_NewStringLen` makes: the ASCII before each other
+/// character sixteen bytes at a time, widened; that character on its own
+/// (one past U+FFFF as its surrogate pair). Returns how many it wrote.
+///
+/// # Safety
+/// `dst` is writable for `units` units, the number `bytes` makes
+/// ([`measure`]).
+unsafe fn utf16_into(bytes: &[u8], dst: *mut u16, units: usize) -> usize {
     let len = bytes.len();
-    // No more units than bytes: one for one to three, two for four.
-    let mut units: Vec<u16> = Vec::with_capacity(len);
     let (mut read, mut written) = (0, 0);
     // SAFETY: reads within `bytes` (sixteen when sixteen are left; a
     // character's continuation bytes, which UTF-8 has after its lead);
-    // writes within the capacity of `len`, as `written` stays at most
-    // `read` (one unit for one to three bytes, two for four; the sixteen
-    // widened at `written` while sixteen bytes are left); the length set
-    // covers the units written for the bytes read.
+    // writes the units of the bytes read, which the measure counted, so
+    // within `units`: sixteen widened at `written` only while sixteen
+    // more fit.
     unsafe {
-        let dst = units.as_mut_ptr();
         let at = |i: usize| u16::from(*bytes.get_unchecked(i));
         while read < len {
             #[cfg(target_arch = "wasm32")]
-            if read + 16 <= len {
+            if read + 16 <= len && written + 16 <= units {
                 use core::arch::wasm32::{
                     i8x16_bitmask, u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, v128,
                 };
@@ -148,6 +180,9 @@ fn utf16_of(text: &str) -> Vec<u16> {
                     continue;
                 }
             }
+            if written >= units {
+                break;
+            }
             let lead = at(read);
             if lead < 0x80 {
                 dst.add(written).write(lead);
@@ -162,6 +197,9 @@ fn utf16_of(text: &str) -> Vec<u16> {
                 );
                 read += 3;
             } else {
+                if written + 2 > units {
+                    break;
+                }
                 let c = u32::from(lead & 0x07) << 18
                     | u32::from(at(read + 1) & 0x3f) << 12
                     | u32::from(at(read + 2) & 0x3f) << 6
@@ -174,9 +212,8 @@ fn utf16_of(text: &str) -> Vec<u16> {
             }
             written += 1;
         }
-        units.set_len(written);
+        written
     }
-    units
 }
 
 /// For each mask of eight lanes to drop, the other lanes in order.
@@ -200,33 +237,38 @@ static KEPT_LANES: [[u8; 16]; 256] = {
 
 /// Decodes UTF-8 whose characters are all below U+0100 into their 8-bit
 /// characters, sixteen bytes at a time while seventeen are left (the
-/// seventeenth for a lead byte's continuation), from `bytes[*read]` to
-/// `dst + *written`, advancing both; false at a byte of a character past
-/// U+00FF. A lead byte's lane takes its character (its low two bits and
-/// the next byte's six, read as the same sixteen one byte on); a
+/// seventeenth for a lead byte's continuation) and sixteen characters
+/// fit before `units`, from `bytes[*read]` to `dst + *written`, advancing
+/// both. A lead byte's lane takes its character (its low two bits and the
+/// next byte's six, read as the same sixteen one byte on); a
 /// continuation's lane is dropped, eight lanes at a time, by one swizzle
 /// from [`KEPT_LANES`]; a continuation in the first lane is the previous
 /// block's. A byte at a time, this cost about 20 units of fuel a byte of
 /// French text.
 ///
 /// # Safety
-/// `dst + *written` is writable for as many bytes as are left from
-/// `*read` on, and `*written <= *read`.
+/// `dst` is writable for `units` bytes; `bytes` holds no character past
+/// U+00FF.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
-unsafe fn latin1_decode(bytes: &[u8], read: &mut usize, dst: *mut u8, written: &mut usize) -> bool {
+unsafe fn latin1_decode(
+    bytes: &[u8],
+    read: &mut usize,
+    dst: *mut u8,
+    written: &mut usize,
+    units: usize,
+) {
     use core::arch::wasm32::{
         i8x16_bitmask, i8x16_eq, i8x16_shuffle, i8x16_swizzle, u8x16_ge, u8x16_shl, u8x16_splat,
         u64x2_extract_lane, v128, v128_and, v128_bitselect, v128_or,
     };
     // SAFETY: seventeen bytes read from `*read` (checked left). Written at
-    // `*written`, which is at most `*read` when a block starts (a byte
-    // read writes at most one): sixteen for a block of ASCII, else eight
-    // for each eight lanes, at most `*read + 8` for the second; so within
-    // the sixteen bytes from `*read`, which the caller promised.
+    // `*written`, sixteen at most (sixteen for a block of ASCII, else
+    // eight for each eight lanes, the second at most eight on), while
+    // sixteen fit before `units` (checked).
     unsafe {
         let load = |at: usize| (bytes.as_ptr().add(at) as *const v128).read_unaligned();
-        while *read + 17 <= bytes.len() {
+        while *read + 17 <= bytes.len() && *written + 16 <= units {
             let v = load(*read);
             let high = i8x16_bitmask(v) as u32;
             if high == 0 {
@@ -234,9 +276,6 @@ unsafe fn latin1_decode(bytes: &[u8], read: &mut usize, dst: *mut u8, written: &
                 *read += 16;
                 *written += 16;
                 continue;
-            }
-            if i8x16_bitmask(u8x16_ge(v, u8x16_splat(0xc4))) != 0 {
-                return false;
             }
             let continuation =
                 i8x16_bitmask(i8x16_eq(v128_and(v, u8x16_splat(0xc0)), u8x16_splat(0x80))) as u32;
@@ -262,7 +301,6 @@ unsafe fn latin1_decode(bytes: &[u8], read: &mut usize, dst: *mut u8, written: &
             *read += 16;
         }
     }
-    true
 }
 
 /// How many bytes `bytes` starts with that are ASCII: sixty-four at a
