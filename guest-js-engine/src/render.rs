@@ -78,7 +78,8 @@ mod transcode;
 mod values;
 mod width;
 
-pub(crate) use decode::{new_ascii_string, new_string};
+pub use decode::Text;
+pub(crate) use decode::{ascii_len, new_ascii_string, new_string};
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json, json_noting, json_spaced_raw};
 pub use line::console_line;

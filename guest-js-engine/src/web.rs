@@ -87,6 +87,7 @@ pub fn register<'js>(ctx: &Ctx<'js>, natives: &Object<'js>) -> rquickjs::Result<
     )?;
     add("encodingName", Function::new(ctx.clone(), encoding::name)?)?;
     add("decode", Function::new(ctx.clone(), encoding::decode)?)?;
+    add("encode", Function::new(ctx.clone(), encoding::encode)?)?;
     add(
         "encodeInto",
         Function::new(ctx.clone(), encoding::encode_into)?,

@@ -1,6 +1,7 @@
 //! Text that is not ASCII through every way text leaves or enters a run:
 //! returned (JSON and display), printed, `JSON.stringify` and
-//! `JSON.parse`, a binding's argument and its result. QuickJS keeps text
+//! `JSON.parse`, `TextEncoder` and `TextDecoder`, a binding's argument and
+//! its result. QuickJS keeps text
 //! whose characters are all below U+0100 (Latin-1: most Western European
 //! text) a byte a character, other text as UTF-16; the guest transcodes
 //! both sixteen bytes at a time (render/transcode.rs), so the cases put
@@ -185,6 +186,35 @@ async fn text_crosses_json_stringify_and_parse() {
 }
 
 #[tokio::test]
+async fn text_crosses_text_encoder_and_decoder() {
+    let cases = cases();
+    let program = format!(
+        "{}const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+return texts.map((t) => {{
+  const bytes = new TextEncoder().encode(t);
+  const into = new Uint8Array(bytes.length);
+  const {{ read, written }} = new TextEncoder().encodeInto(t, into);
+  return [hex(bytes), new TextDecoder().decode(bytes) === t, read === t.length && written === bytes.length,
+    new TextDecoder('utf-8', {{ fatal: true }}).decode(bytes) === t];
+}});",
+        texts_program(&cases)
+    );
+    let result = run(&program).await;
+    assert_ok(&result);
+    let Some(Value::Array(rows)) = result.value else {
+        panic!("an array: {:?}", result.value);
+    };
+    for (i, (row, codes)) in rows.iter().zip(&cases).enumerate() {
+        let hex: String = text(codes).bytes().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            row,
+            &json!([hex, true, true, true]),
+            "case {i}: TextEncoder's bytes, and TextDecoder's text back"
+        );
+    }
+}
+
+#[tokio::test]
 async fn text_crosses_to_a_binding_and_back() {
     let cases = cases();
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -221,7 +251,8 @@ return texts.map((t, i) => back[i] === t && together[i] === t && back[i].length 
 /// text is transcoded, and `JSON.stringify`'s both ways). Latin-1 text
 /// (an accented letter in ten) costs 1.1 to 3.1 times ASCII's; two-byte
 /// text (a CJK character in ten) 2.8 to 6.3 times. A character at a time,
-/// they cost 8 to 17 and 11 to 25 times as much.
+/// they cost 8 to 17 and 11 to 25 times as much. (`TextEncoder` is here;
+/// `TextDecoder` of UTF-8 that is not ASCII goes through encoding_rs.)
 #[tokio::test]
 async fn text_costs_a_small_multiple_of_ascii() {
     let build = |letter: &str| {
@@ -234,6 +265,7 @@ async fn text_costs_a_small_multiple_of_ascii() {
         ("printed", "console.log(s); return 0;"),
         ("stringified", "return JSON.stringify(s).length;"),
         ("parsed", "return JSON.parse(JSON.stringify(s)).length;"),
+        ("encoded", "return new TextEncoder().encode(s).length;"),
     ] {
         let cost = async |letter: &str| {
             fuel_of(&format!("{} {tail}", build(letter))).await

@@ -5,7 +5,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use rquickjs::qjs;
+use rquickjs::{Ctx, IntoJs, Value, qjs};
 
 unsafe extern "C" {
     /// A new 8-bit string of the `len` characters at `buf`, a byte each.
@@ -91,6 +91,23 @@ fn measure(bytes: &[u8]) -> (usize, bool) {
         wider |= byte >= 0xc4;
     }
     (units, !wider)
+}
+
+/// Text a native function returns, made into the engine's string by
+/// [`new_string`] (rquickjs's own conversion of a `String` is
+/// `JS_NewStringLen`'s).
+pub struct Text(pub String);
+
+impl<'js> IntoJs<'js> for Text {
+    fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
+        let value = new_string(ctx.as_raw().as_ptr(), &self.0);
+        // SAFETY: reading a value's tag.
+        if unsafe { qjs::JS_VALUE_GET_NORM_TAG(value) } == qjs::JS_TAG_EXCEPTION {
+            return Err(rquickjs::Error::Exception);
+        }
+        // SAFETY: a new string of the context, owned, handed to its wrapper.
+        Ok(unsafe { Value::from_raw(ctx.clone(), value) })
+    }
 }
 
 /// [`new_string`] of short ASCII the caller has checked.
@@ -305,7 +322,7 @@ unsafe fn latin1_decode(
 
 /// How many bytes `bytes` starts with that are ASCII: sixty-four at a
 /// time, then sixteen, by their high bits' mask.
-fn ascii_len(bytes: &[u8]) -> usize {
+pub(crate) fn ascii_len(bytes: &[u8]) -> usize {
     let mut at = 0;
     #[cfg(target_arch = "wasm32")]
     // SAFETY: sixteen bytes from `at` (or from 16, 32 and 48 past it),

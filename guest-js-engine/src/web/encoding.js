@@ -2,11 +2,11 @@
 // WPT: encoding/ (the table in the README; expectations in tests/wpt/)
 //
 // Every encoding the standard defines is `encoding_rs`'s (natives
-// `encodingName`, `decode`, `encodeInto`, in web/encoding.rs); this module
+// `encodingName`, `decode`, `encode`, `encodeInto`, in web/encoding.rs); this module
 // converts arguments as Web IDL says and keeps each decoder's options.
 (function (host) {
   'use strict';
-  const { encodingName, decode, encodeInto } = host.natives;
+  const { encodingName, decode, encode, encodeInto } = host.natives;
   const { domString, usv, dictionary, brand } = host.idl;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
@@ -31,7 +31,7 @@
     get encoding() { return 'utf-8'; }
 
     encode(input = '') {
-      return new Uint8ArrayCtor(encodeInto(usv(input), Infinity)[1]);
+      return new Uint8ArrayCtor(encode(`${input}`));
     }
 
     encodeInto(source, destination) {

@@ -7,7 +7,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
-use rquickjs::{Array, ArrayBuffer, Ctx, Exception, TypedArray};
+use rquickjs::{Array, ArrayBuffer, Ctx, Exception, TypedArray, Value};
+
+use crate::render::{Text, ascii_len, well_formed, with_utf8};
 
 thread_local! {
     /// The decoders of `TextDecoder`s in the middle of a stream (the last
@@ -34,11 +36,23 @@ pub fn decode<'js>(
     ignore_bom: bool,
     stream: u32,
     more: bool,
-) -> rquickjs::Result<Option<String>> {
+) -> rquickjs::Result<Option<Text>> {
     let Some(encoding) = Encoding::for_label(encoding.as_bytes()) else {
         return Err(Exception::throw_range(&ctx, "unknown encoding"));
     };
     let input = super::bytes_of(&bytes);
+    // ASCII decoded as UTF-8 (a response's body, most often) is itself,
+    // found sixteen bytes at a time: encoding_rs checks it a byte at a time on
+    // wasm. Other text goes to encoding_rs, whose check and copy of text
+    // that is not ASCII cost less than `core`'s check.
+    if encoding == encoding_rs::UTF_8
+        && !more
+        && stream_is_new(stream)
+        && ascii_len(&input) == input.len()
+    {
+        // SAFETY: ASCII is UTF-8.
+        return Ok(Some(Text(unsafe { String::from_utf8_unchecked(input) })));
+    }
     let mut decoder = STREAMS
         .with(|streams| streams.borrow_mut().remove(&stream))
         .unwrap_or_else(|| {
@@ -79,29 +93,63 @@ pub fn decode<'js>(
     if more {
         STREAMS.with(|streams| streams.borrow_mut().insert(stream, decoder));
     }
-    Ok(Some(output))
+    Ok(Some(Text(output)))
+}
+
+/// `text` encoded as UTF-8 for `TextEncoder.encode`, each lone surrogate
+/// as U+FFFD (the USVString the standard converts it to first): written
+/// in blocks (render/transcode.rs), and handed to the buffer without a
+/// copy. rquickjs's conversion to a `String` and a walk of its characters,
+/// after `toWellFormed`'s copy, cost about 48 units of fuel a character of
+/// ASCII.
+pub fn encode<'js>(ctx: Ctx<'js>, text: Value<'js>) -> rquickjs::Result<ArrayBuffer<'js>> {
+    let Some(text) = well_formed(&ctx, &text) else {
+        return Err(Exception::throw_type(&ctx, "TextEncoder: not a string"));
+    };
+    ArrayBuffer::new(ctx, text.into_bytes())
+}
+
+/// Whether the `TextDecoder` of id `stream` is not in the middle of a
+/// stream.
+fn stream_is_new(stream: u32) -> bool {
+    STREAMS.with(|streams| !streams.borrow().contains_key(&stream))
 }
 
 /// `source` encoded as UTF-8, as many whole characters as fit in
-/// `capacity` bytes: `[the UTF-16 code units read, the bytes]`.
+/// `capacity` bytes: `[the UTF-16 code units read, the bytes]`. All of it
+/// when it fits, without a walk of its characters.
 pub fn encode_into<'js>(
     ctx: Ctx<'js>,
-    source: String,
+    source: Value<'js>,
     capacity: f64,
 ) -> rquickjs::Result<Array<'js>> {
-    let mut written = 0usize;
-    let mut read = 0usize;
-    for ch in source.chars() {
-        if (written + ch.len_utf8()) as f64 > capacity {
-            break;
+    let encoded = with_utf8(&ctx, &source, |source| {
+        let (mut written, mut read) = (source.len(), 0usize);
+        if written as f64 > capacity {
+            written = 0;
+            for ch in source.chars() {
+                if (written + ch.len_utf8()) as f64 > capacity {
+                    break;
+                }
+                written += ch.len_utf8();
+                read += ch.len_utf16();
+            }
+        } else {
+            read = source.encode_utf16().count();
         }
-        written += ch.len_utf8();
-        read += ch.len_utf16();
-    }
-    let mut bytes = source.into_bytes();
-    bytes.truncate(written);
+        (
+            read,
+            ArrayBuffer::new_copy(ctx.clone(), &source.as_bytes()[..written]),
+        )
+    });
+    let Some((read, bytes)) = encoded else {
+        return Err(Exception::throw_type(
+            &ctx,
+            "TextEncoder: not a well-formed string",
+        ));
+    };
     let result = Array::new(ctx.clone())?;
     result.set(0, read as f64)?;
-    result.set(1, ArrayBuffer::new(ctx, bytes)?)?;
+    result.set(1, bytes?)?;
     Ok(result)
 }
