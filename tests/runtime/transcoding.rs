@@ -249,8 +249,8 @@ return texts.map((t, i) => back[i] === t && together[i] === t && back[i].length 
 /// Text that is not ASCII costs a small multiple of what ASCII text of as
 /// many characters does, written and read (ASCII is copied as it is; other
 /// text is transcoded, and `JSON.stringify`'s both ways). Latin-1 text
-/// (an accented letter in ten) costs 1.1 to 3.1 times ASCII's; two-byte
-/// text (a CJK character in ten) 2.8 to 6.3 times. A character at a time,
+/// (an accented letter in ten) costs 1.1 to 3.3 times ASCII's; two-byte
+/// text (a CJK character in ten) 2.8 to 6.6 times. A character at a time,
 /// they cost 8 to 17 and 11 to 25 times as much. (`TextEncoder` is here;
 /// `TextDecoder` of UTF-8 that is not ASCII goes through encoding_rs.)
 #[tokio::test]
