@@ -2,8 +2,9 @@
 // WPT: encoding/ (the table in the README; expectations in tests/wpt/)
 //
 // Every encoding the standard defines is `encoding_rs`'s (natives
-// `encodingName`, `decode`, `encode`, `encodeInto`, in web/encoding.rs); this module
-// converts arguments as Web IDL says and keeps each decoder's options.
+// `encodingName`, `decode`, `encode`, `encodeInto`, in web/encoding.rs);
+// this module converts arguments as Web IDL says and keeps each decoder's
+// options.
 (function (host) {
   'use strict';
   const { encodingName, decode, encode, encodeInto } = host.natives;

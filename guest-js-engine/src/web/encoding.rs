@@ -42,9 +42,9 @@ pub fn decode<'js>(
     };
     let input = super::bytes_of(&bytes);
     // ASCII decoded as UTF-8 (a response's body, most often) is itself,
-    // found sixteen bytes at a time: encoding_rs checks it a byte at a time on
-    // wasm. Other text goes to encoding_rs, whose check and copy of text
-    // that is not ASCII cost less than `core`'s check.
+    // found sixteen bytes at a time: encoding_rs checks it a byte at a
+    // time on wasm. Other text goes to encoding_rs, whose check and copy
+    // of text that is not ASCII cost less than `core`'s check.
     if encoding == encoding_rs::UTF_8
         && !more
         && stream_is_new(stream)
