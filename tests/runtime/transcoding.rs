@@ -170,19 +170,13 @@ async fn text_crosses_json_stringify_and_parse() {
 }});",
         texts_program(&cases)
     );
-    let result = run(&program).await;
-    assert_ok(&result);
-    let Some(Value::Array(rows)) = result.value else {
-        panic!("an array: {:?}", result.value);
-    };
-    for (i, (row, codes)) in rows.iter().zip(&cases).enumerate() {
-        let expected = serde_json::to_string(&text(codes)).expect("JSON");
-        assert_eq!(
-            row,
-            &json!([expected, true, true, true]),
-            "case {i}: JSON.stringify's text, and JSON.parse's string back"
-        );
-    }
+    each_case_returns(
+        &program,
+        &cases,
+        |text| serde_json::to_string(text).expect("JSON"),
+        "JSON.stringify's text, and JSON.parse's string back",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -199,17 +193,34 @@ return texts.map((t) => {{
 }});",
         texts_program(&cases)
     );
-    let result = run(&program).await;
+    each_case_returns(
+        &program,
+        &cases,
+        |text| text.bytes().map(|b| format!("{b:02x}")).collect(),
+        "TextEncoder's bytes, and TextDecoder's text back",
+    )
+    .await;
+}
+
+/// Runs `program`, which returns a row for each case: `[a text, true,
+/// true, true]`, the text the one `expected` makes of the case's text.
+async fn each_case_returns(
+    program: &str,
+    cases: &[Vec<u32>],
+    expected: impl Fn(&str) -> String,
+    what: &str,
+) {
+    let result = run(program).await;
     assert_ok(&result);
     let Some(Value::Array(rows)) = result.value else {
         panic!("an array: {:?}", result.value);
     };
-    for (i, (row, codes)) in rows.iter().zip(&cases).enumerate() {
-        let hex: String = text(codes).bytes().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(rows.len(), cases.len(), "a row for each case");
+    for (i, (row, codes)) in rows.iter().zip(cases).enumerate() {
         assert_eq!(
             row,
-            &json!([hex, true, true, true]),
-            "case {i}: TextEncoder's bytes, and TextDecoder's text back"
+            &json!([expected(&text(codes)), true, true, true]),
+            "case {i}: {what}"
         );
     }
 }
