@@ -45,6 +45,27 @@ async fn json_parse_of_records_costs_in_proportion_to_the_bytes() {
     assert!(per_byte <= 110.0, "{per_byte:.1} fuel per byte");
 }
 
+/// Returning JSON text as a string costs at most 55 units of fuel per
+/// byte of the text: about 44. Its returned JSON escapes every quote, and
+/// the runs of ASCII between them are copied as they are; transcoding
+/// each run as if it could hold Latin-1 cost about 87.
+#[tokio::test]
+async fn a_returned_text_full_of_escapes_costs_in_proportion_to_the_bytes() {
+    let build = format!("{RECORDS} const text = JSON.stringify(value);");
+    let returned = run(&format!("{build} return text;")).await;
+    let length = run(&format!("{build} return text.length;")).await;
+    assert_ok(&returned);
+    assert_ok(&length);
+    let bytes = length
+        .value
+        .as_ref()
+        .and_then(Value::as_f64)
+        .expect("a length");
+    let per_byte = (returned.fuel_consumed - length.fuel_consumed) as f64 / bytes;
+    eprintln!("a returned JSON text: {per_byte:.1} fuel per byte");
+    assert!(per_byte <= 55.0, "{per_byte:.1} fuel per byte");
+}
+
 /// `JSON.parse` of 10,000 numbers costs at most 68 units of fuel per byte
 /// of the text: about 60, the digits read eight at a time and an array's
 /// leading numbers in a loop of their own (about 70 a digit at a time,

@@ -96,10 +96,6 @@ fn has_percent(chars: Chars<'_>) -> bool {
 fn text(out: &mut Out, chars: Chars<'_>) -> usize {
     let start = out.buf.len();
     let units = match chars {
-        Chars::Narrow(bytes) if bytes.is_ascii() => {
-            out.utf8(bytes);
-            return 0;
-        }
         Chars::Narrow(bytes) => {
             out.latin1(bytes);
             bytes.len()

@@ -1,6 +1,7 @@
 //! The text being written: spans of one buffer, counted in UTF-16 units
 //! as JavaScript counts them; string literals and JSON strings.
 
+use super::decode::ascii_len;
 use super::scan::*;
 
 // ---- the output buffer --------------------------------------------------------
@@ -193,6 +194,7 @@ impl Out {
 
     /// Appends `chars[from..to]`, which need no escaping except that a lone
     /// surrogate is written as `\ud800`.
+    #[inline]
     pub(super) fn units(&mut self, chars: Chars<'_>, from: usize, to: usize) {
         match chars {
             Chars::Narrow(bytes) => self.latin1(&bytes[from..to]),
@@ -237,15 +239,37 @@ pub(super) fn escaped<S: Stop>(
     stop: S,
     escape: impl Fn(&mut Out, u16) -> bool,
 ) {
+    // An 8-bit string's non-ASCII characters are transcoded in the runs,
+    // not stopped at one by one; found once for the whole text, so that
+    // the runs of ASCII text (most text, cut short by its escapes) are
+    // copied as they are.
+    match chars {
+        Chars::Narrow(bytes) if ascii_len(&bytes[from..to]) == to - from => {
+            escaped_runs::<_, true>(out, chars, from, to, stop, escape);
+        }
+        Chars::Narrow(_) => escaped_runs::<_, false>(out, chars, from, to, Latin1(stop), escape),
+        Chars::Wide(_) => escaped_runs::<_, false>(out, chars, from, to, stop, escape),
+    }
+}
+
+/// [`escaped`]'s loop, for text whose runs are `ASCII` or not.
+#[inline(always)]
+fn escaped_runs<S: Stop, const ASCII: bool>(
+    out: &mut Out,
+    chars: Chars<'_>,
+    from: usize,
+    to: usize,
+    stop: S,
+    escape: impl Fn(&mut Out, u16) -> bool,
+) {
     let mut at = from;
     while at < to {
-        // An 8-bit string's other non-ASCII characters are transcoded in
-        // the run, not stopped at one by one.
-        let next = match chars {
-            Chars::Narrow(_) => scan(chars, at, to, Latin1(stop)),
-            Chars::Wide(_) => scan(chars, at, to, stop),
-        };
-        out.units(chars, at, next);
+        let next = scan(chars, at, to, stop);
+        if ASCII {
+            out.run(chars, at, next);
+        } else {
+            out.units(chars, at, next);
+        }
         if next == to {
             break;
         }

@@ -4,16 +4,37 @@
 
 use rquickjs::{Ctx, Value};
 
+use super::decode::ascii_len;
 use super::scan::{Chars, Held, is_ascii};
 use super::text::Out;
 
 impl Out {
     /// Appends 8-bit `bytes` (Latin-1, as the engine holds a string whose
-    /// characters are all below U+0100) as UTF-8, [`WIDE_CHUNK`] bytes at
-    /// a time (see [`Out::wide`]). Decoding and pushing a `char` at a time
-    /// cost about 45 units of fuel a character, and a scan stopped at each
-    /// one before that.
+    /// characters are all below U+0100) as UTF-8: copied as they are when
+    /// they are ASCII (most runs, the text between a string's escapes, are
+    /// short and ASCII, and the transcoding's set-up cost about 190 units
+    /// of fuel a run), else [`Out::transcode_latin1`].
+    #[inline]
     pub(super) fn latin1(&mut self, bytes: &[u8]) {
+        let ascii = if bytes.len() < 64 {
+            is_ascii(bytes)
+        } else {
+            ascii_len(bytes) == bytes.len()
+        };
+        if ascii {
+            self.utf8(bytes);
+            self.units += bytes.len();
+        } else {
+            self.transcode_latin1(bytes);
+        }
+    }
+
+    /// [`Out::latin1`] of text that is not all ASCII, [`WIDE_CHUNK`] bytes
+    /// at a time (see [`Out::wide`]). Decoding and pushing a `char` at a
+    /// time cost about 45 units of fuel a character, and a scan stopped at
+    /// each one before that.
+    #[inline(never)]
+    fn transcode_latin1(&mut self, bytes: &[u8]) {
         for chunk in bytes.chunks(WIDE_CHUNK) {
             // SAFETY: `push_latin1` writes whole UTF-8 sequences.
             let (buf, _) = unsafe { self.room(2 * chunk.len()) };
