@@ -17,7 +17,7 @@ impl Out {
     #[inline]
     pub(super) fn latin1(&mut self, bytes: &[u8]) {
         let ascii = if bytes.len() < 64 {
-            is_ascii(bytes)
+            bytes.is_ascii()
         } else {
             ascii_len(bytes) == bytes.len()
         };
