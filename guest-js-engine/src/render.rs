@@ -75,6 +75,7 @@ mod scan;
 mod strings;
 mod text;
 mod transcode;
+mod utf16;
 mod values;
 mod width;
 

@@ -59,6 +59,39 @@ fn cases() -> Vec<Vec<u32>> {
             .map(u32::from)
             .collect();
     cases.push(words.repeat(7));
+    // Runs of characters of one, two, three and four bytes, of random
+    // lengths, from each range's ends and between (seeded): the decoder
+    // takes runs of two and of three bytes whole, sixteen bytes at a time,
+    // and other text eight bytes at a time.
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    let ranges: [(u32, u32); 5] = [
+        (0x20, 0x7e),
+        (0x80, 0x7ff),
+        (0x800, 0xd7ff),
+        (0xe000, 0xffff),
+        (0x10000, 0x10ffff),
+    ];
+    for _ in 0..12 {
+        let mut codes = Vec::new();
+        while codes.len() < 160 {
+            let (low, high) = ranges[next(5) as usize];
+            for _ in 0..1 + next(24) {
+                let code = match next(4) {
+                    0 => low,
+                    1 => high,
+                    _ => low + next(u64::from(high - low + 1)) as u32,
+                };
+                codes.push(code);
+            }
+        }
+        cases.push(codes);
+    }
     cases
 }
 
@@ -291,5 +324,47 @@ async fn text_costs_a_small_multiple_of_ascii() {
             wide < 8.0 * ascii,
             "{what}: two-byte text cost {wide} units of fuel, ASCII {ascii}"
         );
+    }
+}
+
+/// Text wholly in another script costs a small multiple of ASCII text of
+/// as many characters, each way it crosses. CJK text (a character of
+/// three bytes of UTF-8 each) and Cyrillic words between spaces (two
+/// bytes a letter) are decoded from UTF-8 (`JSON.stringify`'s result,
+/// `JSON.parse`'s strings, a binding's result) in blocks of sixteen bytes:
+/// a character at a time, that cost 16 to 25 times ASCII's.
+#[tokio::test]
+async fn text_of_other_scripts_costs_a_small_multiple_of_ascii() {
+    let echo = CodeBindingNamespace::new("host")
+        .function("echo", |args| async move { Ok(args) });
+    let fuel = async |program: String| {
+        let result = run_request(CodeRunRequest::new(program).binding(echo.clone())).await;
+        assert_ok(&result);
+        result.fuel_consumed as f64
+    };
+    let build = |words: &str| format!("const s = '{words}'.repeat(2000).slice(0, 40000);");
+    for (what, tail) in [
+        ("returned", "return [s];"),
+        ("printed", "console.log(s); return 0;"),
+        ("stringified", "return JSON.stringify(s).length;"),
+        ("parsed", "return JSON.parse(JSON.stringify(s)).length;"),
+        ("encoded", "return new TextEncoder().encode(s).length;"),
+        ("echoed", "return (await host.echo(s)).length;"),
+    ] {
+        let cost = async |words: &str| {
+            fuel(format!("{} {tail}", build(words))).await
+                - fuel(format!("{} return 0;", build(words))).await
+        };
+        let ascii = cost("Lorem ipsum dolor sit amet").await;
+        for (script, words) in [
+            ("CJK", "日本語のテキストです。カタカナ、漢字"),
+            ("Cyrillic", "Съешь же ещё этих мягких"),
+        ] {
+            let other = cost(words).await;
+            assert!(
+                other < 13.0 * ascii,
+                "{what}: {script} text cost {other} units of fuel, ASCII {ascii}"
+            );
+        }
     }
 }

@@ -52,7 +52,7 @@ pub(crate) fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
         let written = if eight {
             latin1_into(bytes, ascii, chars.cast(), units)
         } else {
-            utf16_into(bytes, chars.cast(), units)
+            super::utf16::utf16_into(bytes, chars.cast(), units)
         };
         assert!(written == units, "a string's text outgrew its measure");
         value
@@ -160,82 +160,11 @@ unsafe fn latin1_into(bytes: &[u8], ascii: usize, dst: *mut u8, units: usize) ->
     }
 }
 
-/// Writes the UTF-16 units of the UTF-8 `bytes` at `dst`, `units` of
-/// them, the ones `JS_NewStringLen` makes: the ASCII before each other
-/// character sixteen bytes at a time, widened; that character on its own
-/// (one past U+FFFF as its surrogate pair). Returns how many it wrote.
-///
-/// # Safety
-/// `dst` is writable for `units` units, the number `bytes` makes
-/// ([`measure`]).
-unsafe fn utf16_into(bytes: &[u8], dst: *mut u16, units: usize) -> usize {
-    let len = bytes.len();
-    let (mut read, mut written) = (0, 0);
-    // SAFETY: reads within `bytes` (sixteen when sixteen are left; a
-    // character's continuation bytes, which UTF-8 has after its lead);
-    // writes the units of the bytes read, which the measure counted, so
-    // within `units`: sixteen widened at `written` only while sixteen
-    // more fit.
-    unsafe {
-        let at = |i: usize| u16::from(*bytes.get_unchecked(i));
-        while read < len {
-            #[cfg(target_arch = "wasm32")]
-            if read + 16 <= len && written + 16 <= units {
-                use core::arch::wasm32::{
-                    i8x16_bitmask, u16x8_extend_high_u8x16, u16x8_extend_low_u8x16, v128,
-                };
-                let v = (bytes.as_ptr().add(read) as *const v128).read_unaligned();
-                let out = dst.add(written) as *mut v128;
-                out.write_unaligned(u16x8_extend_low_u8x16(v));
-                out.add(1).write_unaligned(u16x8_extend_high_u8x16(v));
-                // The ASCII the sixteen start with; what follows it was
-                // widened too, and is written again below.
-                let ascii = (i8x16_bitmask(v) as u32 | 1 << 16).trailing_zeros() as usize;
-                read += ascii;
-                written += ascii;
-                if ascii == 16 {
-                    continue;
-                }
-            }
-            if written >= units {
-                break;
-            }
-            let lead = at(read);
-            if lead < 0x80 {
-                dst.add(written).write(lead);
-                read += 1;
-            } else if lead < 0xe0 {
-                dst.add(written)
-                    .write((lead & 0x1f) << 6 | (at(read + 1) & 0x3f));
-                read += 2;
-            } else if lead < 0xf0 {
-                dst.add(written).write(
-                    (lead & 0x0f) << 12 | (at(read + 1) & 0x3f) << 6 | (at(read + 2) & 0x3f),
-                );
-                read += 3;
-            } else {
-                if written + 2 > units {
-                    break;
-                }
-                let c = u32::from(lead & 0x07) << 18
-                    | u32::from(at(read + 1) & 0x3f) << 12
-                    | u32::from(at(read + 2) & 0x3f) << 6
-                    | u32::from(at(read + 3) & 0x3f);
-                let c = c - 0x10000;
-                dst.add(written).write(0xd800 | (c >> 10) as u16);
-                dst.add(written + 1).write(0xdc00 | (c & 0x3ff) as u16);
-                written += 1;
-                read += 4;
-            }
-            written += 1;
-        }
-        written
-    }
-}
-
-/// For each mask of eight lanes to drop, the other lanes in order.
+/// For each mask of eight lanes to drop, the other lanes in order: the
+/// continuation bytes [`latin1_decode`] drops, or the lanes of the
+/// characters `utf16_decode` gathers (the lanes not starting one dropped).
 #[cfg(target_arch = "wasm32")]
-static KEPT_LANES: [[u8; 16]; 256] = {
+pub(super) static KEPT_LANES: [[u8; 16]; 256] = {
     let mut table = [[0u8; 16]; 256];
     let mut mask = 0;
     while mask < 256 {
