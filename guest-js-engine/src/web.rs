@@ -21,6 +21,7 @@ pub(crate) mod intl_zones;
 #[rustfmt::skip]
 mod intl_data;
 mod url;
+mod utf8;
 
 use rquickjs::context::EvalOptions;
 use rquickjs::{Array, Ctx, Function, Object, TypedArray, Value};

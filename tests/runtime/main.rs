@@ -27,6 +27,7 @@ mod streams;
 mod stringify;
 mod timers;
 mod transcoding;
+mod transcoding_costs;
 mod values;
 mod web;
 

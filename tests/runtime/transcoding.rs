@@ -290,86 +290,128 @@ return texts.map((t, i) => back[i] === t && together[i] === t && back[i].length 
     assert_eq!(received[texts.len()], json!(texts));
 }
 
-/// Text that is not ASCII costs a small multiple of what ASCII text of as
-/// many characters does, written and read (ASCII is copied as it is; other
-/// text is transcoded, and `JSON.stringify`'s both ways). Latin-1 text
-/// (an accented letter in ten) costs 1.1 to 3.3 times ASCII's; two-byte
-/// text (a CJK character in ten) 2.8 to 6.6 times. A character at a time,
-/// they cost 8 to 17 and 11 to 25 times as much. (`TextEncoder` is here;
-/// `TextDecoder` of UTF-8 that is not ASCII goes through encoding_rs.)
+/// `TextDecoder` of UTF-8, well formed or not, at every offset of the
+/// sixteen-byte blocks it is checked in (web/utf8.rs), after ASCII and
+/// after CJK text: the text is Rust's lossy decoding (each maximal
+/// ill-formed part a U+FFFD, as the Encoding Standard has it), and `fatal`
+/// refuses exactly what Rust's check refuses. Seeded random bytes shaped
+/// like UTF-8 too. A leading byte order mark is dropped unless `ignoreBOM`.
 #[tokio::test]
-async fn text_costs_a_small_multiple_of_ascii() {
-    let build = |letter: &str| {
-        format!(
-            "const s = 'Le caf{letter} de la gare, pr{letter}s du march{letter}: o{letter} {letter}tes-vous? '.repeat(2000);"
-        )
-    };
-    for (what, tail) in [
-        ("returned", "return [s];"),
-        ("printed", "console.log(s); return 0;"),
-        ("stringified", "return JSON.stringify(s).length;"),
-        ("parsed", "return JSON.parse(JSON.stringify(s)).length;"),
-        ("encoded", "return new TextEncoder().encode(s).length;"),
-    ] {
-        let cost = async |letter: &str| {
-            fuel_of(&format!("{} {tail}", build(letter))).await
-                - fuel_of(&format!("{} return 0;", build(letter))).await
-        };
-        let (latin1, wide, ascii) = (cost("é").await, cost("日").await, cost("e").await);
-        assert!(
-            latin1 < 4.0 * ascii,
-            "{what}: Latin-1 text cost {latin1} units of fuel, ASCII {ascii}"
-        );
-        assert!(
-            wide < 8.0 * ascii,
-            "{what}: two-byte text cost {wide} units of fuel, ASCII {ascii}"
-        );
-    }
-}
-
-/// Text wholly in another script, or with emoji, costs a small multiple
-/// of ASCII text of as many UTF-16 units, each way it crosses. CJK text (a
-/// character of three bytes of UTF-8 each) and Cyrillic words between
-/// spaces (two bytes a letter) are decoded from UTF-8 (`JSON.stringify`'s
-/// result, `JSON.parse`'s strings, a binding's result) in blocks of
-/// sixteen bytes: a character at a time, that cost 16 to 25 times
-/// ASCII's. An emoji (a surrogate pair, four bytes of UTF-8) is written
-/// within its block of eight units: the units from it to the next block
-/// went one at a time, and printing text with an emoji in ten units cost
-/// 17.6 times ASCII's.
-#[tokio::test]
-async fn text_of_other_scripts_costs_a_small_multiple_of_ascii() {
-    let echo = CodeBindingNamespace::new("host")
-        .function("echo", |args| async move { Ok(args) });
-    let fuel = async |program: String| {
-        let result = run_request(CodeRunRequest::new(program).binding(echo.clone())).await;
-        assert_ok(&result);
-        result.fuel_consumed as f64
-    };
-    let build = |words: &str| format!("const s = '{words}'.repeat(2000).slice(0, 40000);");
-    for (what, tail) in [
-        ("returned", "return [s];"),
-        ("printed", "console.log(s); return 0;"),
-        ("stringified", "return JSON.stringify(s).length;"),
-        ("parsed", "return JSON.parse(JSON.stringify(s)).length;"),
-        ("encoded", "return new TextEncoder().encode(s).length;"),
-        ("echoed", "return (await host.echo(s)).length;"),
-    ] {
-        let cost = async |words: &str| {
-            fuel(format!("{} {tail}", build(words))).await
-                - fuel(format!("{} return 0;", build(words))).await
-        };
-        let ascii = cost("Lorem ipsum dolor sit amet").await;
-        for (script, words) in [
-            ("CJK", "日本語のテキストです。カタカナ、漢字"),
-            ("Cyrillic", "Съешь же ещё этих мягких"),
-            ("emoji", "Great job 👍 thanks 🎉 see you 😀 "),
-        ] {
-            let other = cost(words).await;
-            assert!(
-                other < 13.0 * ascii,
-                "{what}: {script} text cost {other} units of fuel, ASCII {ascii}"
-            );
+async fn text_decoder_checks_utf8_at_every_offset() {
+    let patterns: [&[u8]; 37] = [
+        // Ill formed: overlong, surrogates, past U+10FFFF, bytes that
+        // never occur, stray continuations, cut characters.
+        b"\xc0\x80",
+        b"\xc1\xbf",
+        b"\xe0\x80\x80",
+        b"\xe0\x9f\xbf",
+        b"\xed\xa0\x80",
+        b"\xed\xbf\xbf",
+        b"\xf0\x80\x80\x80",
+        b"\xf0\x8f\xbf\xbf",
+        b"\xf4\x90\x80\x80",
+        b"\xf5\x80\x80\x80",
+        b"\xf8\x88\x80\x80\x80",
+        b"\xff",
+        b"\xfe",
+        b"\x80",
+        b"\xbf\xbf",
+        b"\xc2",
+        b"\xe2\x82",
+        b"\xf0\x9f\x98",
+        b"\xc2\x41",
+        b"\xe2\x41\x82",
+        b"\xe2\x82\x41",
+        b"\xf0\x9f\x41\x80",
+        b"\xe2\x82\xac\x80",
+        b"\xf0\x9f\x98\x80\x80",
+        b"\xc2\xc2\x80",
+        // Well formed, at each range's ends.
+        b"\xc2\x80",
+        b"\xdf\xbf",
+        b"\xe0\xa0\x80",
+        b"\xed\x9f\xbf",
+        b"\xee\x80\x80",
+        b"\xef\xbf\xbf",
+        b"\xf0\x90\x80\x80",
+        b"\xf4\x8f\xbf\xbf",
+        b"\xef\xbb\xbf",
+        b"\x00",
+        b"\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5",
+        b"\xd0\x96\xf0\x9f\x98\x80",
+    ];
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for pattern in patterns {
+        for context in ["a", "日"] {
+            for offset in 0..=33 {
+                let lead: Vec<u8> = context.repeat(offset).bytes().take(offset + 2).collect();
+                let lead = String::from_utf8_lossy(&lead)
+                    .trim_end_matches('\u{fffd}')
+                    .to_owned();
+                for tail in [0, 20] {
+                    inputs.push([lead.as_bytes(), pattern, &b"b".repeat(tail)].concat());
+                }
+            }
         }
     }
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    for _ in 0..400 {
+        let len = 1 + next(70) as usize;
+        let bytes = (0..len)
+            .map(|_| match next(6) {
+                0 | 1 => b'a' + next(26) as u8,
+                2 | 3 => 0x80 + next(0x40) as u8,
+                4 => 0xc0 + next(0x40) as u8,
+                _ => next(256) as u8,
+            })
+            .collect();
+        inputs.push(bytes);
+    }
+    let with_mark = [b"\xef\xbb\xbf".as_slice(), "日本".as_bytes()].concat();
+    inputs.push(with_mark.clone());
+    let expected: Vec<(String, bool)> = inputs
+        .iter()
+        .map(|bytes| {
+            let lossy = String::from_utf8_lossy(bytes);
+            let text = lossy.strip_prefix('\u{feff}').unwrap_or(&lossy).to_owned();
+            (text, std::str::from_utf8(bytes).is_ok())
+        })
+        .collect();
+    let program = format!(
+        "const inputs = {};
+const expected = {};
+const wrong = [];
+inputs.forEach((bytes, i) => {{
+  const input = new Uint8Array(bytes);
+  const text = new TextDecoder().decode(input);
+  let fatal = true;
+  try {{ new TextDecoder('utf-8', {{ fatal: true }}).decode(input); }} catch {{ fatal = false; }}
+  if (text !== expected[i][0] || fatal !== expected[i][1]) wrong.push([i, text, fatal]);
+}});
+const marked = new TextDecoder('utf-8', {{ ignoreBOM: true }}).decode(new Uint8Array(inputs.at(-1)));
+return {{ wrong: wrong.slice(0, 5), count: inputs.length, marked }};",
+        serde_json::to_string(&inputs).expect("JSON"),
+        serde_json::to_string(&expected).expect("JSON"),
+    );
+    let result = run(&program).await;
+    assert_ok(&result);
+    let value = result.value.expect("a value");
+    assert_eq!(
+        value["wrong"],
+        json!([]),
+        "decodings that differ: [case, text, fatal accepted]"
+    );
+    assert_eq!(value["count"], json!(inputs.len()));
+    assert_eq!(
+        value["marked"],
+        json!("\u{feff}日本"),
+        "ignoreBOM keeps the mark"
+    );
+    assert!(expected.iter().any(|(_, ok)| *ok) && expected.iter().any(|(_, ok)| !*ok));
 }

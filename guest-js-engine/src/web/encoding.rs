@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use encoding_rs::{CoderResult, Decoder, DecoderResult, Encoding};
 use rquickjs::{Array, ArrayBuffer, Ctx, Exception, TypedArray, Value};
 
+use super::utf8::is_utf8;
 use crate::render::{Text, ascii_len, well_formed, with_utf8};
 
 thread_local! {
@@ -40,18 +41,22 @@ pub fn decode<'js>(
     let Some(encoding) = Encoding::for_label(encoding.as_bytes()) else {
         return Err(Exception::throw_range(&ctx, "unknown encoding"));
     };
-    let input = super::bytes_of(&bytes);
-    // ASCII decoded as UTF-8 (a response's body, most often) is itself,
-    // found sixteen bytes at a time: encoding_rs checks it a byte at a
-    // time on wasm. Other text goes to encoding_rs, whose check and copy
-    // of text that is not ASCII cost less than `core`'s check.
-    if encoding == encoding_rs::UTF_8
-        && !more
-        && stream_is_new(stream)
-        && ascii_len(&input) == input.len()
-    {
-        // SAFETY: ASCII is UTF-8.
-        return Ok(Some(Text(unsafe { String::from_utf8_unchecked(input) })));
+    let mut input = super::bytes_of(&bytes);
+    // UTF-8 decoded in one call (a response's body, most often) is itself
+    // when it is well formed, but for a byte order mark: its ASCII found
+    // sixteen bytes at a time, the rest checked so (web/utf8.rs).
+    // encoding_rs checks a byte at a time on wasm; it is left the text
+    // with errors, which it replaces (or, `fatal`, refuses).
+    if encoding == encoding_rs::UTF_8 && !more && stream_is_new(stream) {
+        let ascii = ascii_len(&input);
+        if ascii == input.len() || is_utf8(&input[ascii..]) {
+            if !ignore_bom && input.starts_with(b"\xef\xbb\xbf") {
+                input.drain(..3);
+            }
+            // SAFETY: checked to be UTF-8, and the mark is a whole
+            // character.
+            return Ok(Some(Text(unsafe { String::from_utf8_unchecked(input) })));
+        }
     }
     let mut decoder = STREAMS
         .with(|streams| streams.borrow_mut().remove(&stream))
