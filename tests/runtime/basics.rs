@@ -352,3 +352,63 @@ async fn valid_javascript_that_typescript_refuses_runs() {
         "A 'set' accessor cannot have an initializer",
     );
 }
+
+/// Every kind of function has its own `length` and `name`, first, each
+/// configurable and neither writable nor enumerable: closures, bound and
+/// built-in functions, classes, and the functions promises make (the
+/// executor's resolving functions, `Promise.all`'s for each element). The
+/// guest's QuickJS gives a function made with the same empty shape as the
+/// one named before it the shape the two led to at once; a property added
+/// to one function, or its `name` deleted, stays its own.
+#[tokio::test]
+async fn functions_have_their_own_length_and_name() {
+    let program = r#"
+const made = [
+  ['arrow', [(a, b) => 0][0]],
+  ['function', function named(a) {}],
+  ['async', async function av(a, b, c) {}],
+  ['bound', function bb(a, b) {}.bind(null, 1)],
+  ['method', ({ m(x) {} }).m],
+  ['builtin', Array.prototype.map],
+  ['class', class K { constructor(a) {} }],
+];
+let resolvers;
+new Promise((resolve, reject) => { resolvers = [resolve, reject]; });
+made.push(['resolve', resolvers[0]], ['reject', resolvers[1]]);
+let element;
+Promise.all([{ then(resolve) { element = resolve; } }]);
+await null; await null; await null;
+made.push(['element', element]);
+const rows = made.map(([what, f]) => [what, Object.getOwnPropertyNames(f).slice(0, 2).join(),
+  f.length, f.name, JSON.stringify(Object.getOwnPropertyDescriptor(f, 'length')),
+  Object.getOwnPropertyDescriptor(f, 'name').configurable]);
+const a = () => 0, b = () => 1, c = () => 2;
+a.extra = 1;
+delete b.name;
+rows.push([Object.getOwnPropertyNames(a).join(), Object.getOwnPropertyNames(b).join(), b.name,
+  Object.getOwnPropertyNames(c).join(), c.name]);
+return rows;"#;
+    let result = run(program).await;
+    assert_ok(&result);
+    let descriptor = |n: u32| {
+        format!(r#"{{"value":{n},"writable":false,"enumerable":false,"configurable":true}}"#)
+    };
+    let row =
+        |what: &str, n: u32, name: &str| json!([what, "length,name", n, name, descriptor(n), true]);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            row("arrow", 2, ""),
+            row("function", 1, "named"),
+            row("async", 3, "av"),
+            row("bound", 1, "bound bb"),
+            row("method", 1, "m"),
+            row("builtin", 1, "map"),
+            row("class", 1, "K"),
+            row("resolve", 1, ""),
+            row("reject", 1, ""),
+            row("element", 1, ""),
+            ["length,name,extra", "length", "", "length,name", "c"],
+        ]))
+    );
+}
