@@ -20,12 +20,15 @@ async fn text_costs_a_small_multiple_of_ascii() {
             "const s = 'Le caf{letter} de la gare, pr{letter}s du march{letter}: o{letter} {letter}tes-vous? '.repeat(2000);"
         )
     };
-    for (what, tail) in [
-        ("returned", "return [s];"),
-        ("printed", "console.log(s); return 0;"),
-        ("stringified", "return JSON.stringify(s).length;"),
-        ("parsed", "return JSON.parse(JSON.stringify(s)).length;"),
-        ("encoded", "return new TextEncoder().encode(s).length;"),
+    // The two-byte text's bound on each path: tighter where its UTF-8 is
+    // decoded back (a CJK character in ten decoded through the blocks of
+    // denser text cost 7.6 times ASCII to stringify; each alone, 6.1).
+    for (what, tail, wide_bound) in [
+        ("returned", "return [s];", 8.0),
+        ("printed", "console.log(s); return 0;", 8.0),
+        ("stringified", "return JSON.stringify(s).length;", 7.0),
+        ("parsed", "return JSON.parse(JSON.stringify(s)).length;", 7.0),
+        ("encoded", "return new TextEncoder().encode(s).length;", 8.0),
     ] {
         let cost = async |letter: &str| {
             fuel_of(&format!("{} {tail}", build(letter))).await
@@ -37,7 +40,7 @@ async fn text_costs_a_small_multiple_of_ascii() {
             "{what}: Latin-1 text cost {latin1} units of fuel, ASCII {ascii}"
         );
         assert!(
-            wide < 8.0 * ascii,
+            wide < wide_bound * ascii,
             "{what}: two-byte text cost {wide} units of fuel, ASCII {ascii}"
         );
     }

@@ -74,8 +74,10 @@ unsafe fn write_pair(dst: *mut u16, lead: *const u8) {
 
 /// Decodes UTF-8 into UTF-16 from `bytes[*read]` to `dst + *written`,
 /// advancing both, while sixteen bytes are left to read and sixteen units
-/// fit before `units`. Sixteen bytes of ASCII are widened at once. Else
-/// the characters that start in the first eight bytes are decoded
+/// fit before `units`. Sixteen bytes that start with four of ASCII or more
+/// have their ASCII widened at once; a character with no other among the
+/// eight bytes from it is decoded on its own. Else the characters that
+/// start in the first eight bytes are decoded
 /// together: their lead bytes, and the one and two bytes after each,
 /// gathered into 16-bit lanes by three swizzles (the lanes from
 /// [`KEPT_LANES`], by the mask of the bytes that are not continuations),
@@ -116,7 +118,8 @@ unsafe fn utf16_decode(
         while *read + 16 <= bytes.len() && *written + 16 <= units {
             let v = load(*read);
             let out = dst.add(*written) as *mut v128;
-            if i8x16_bitmask(v) == 0 {
+            let high = i8x16_bitmask(v) as u32;
+            if high == 0 {
                 out.write_unaligned(u16x8_extend_low_u8x16(v));
                 out.add(1).write_unaligned(u16x8_extend_high_u8x16(v));
                 *read += 16;
@@ -142,6 +145,48 @@ unsafe fn utf16_decode(
                 out.write_unaligned(three_bytes(b0, b1, b2));
                 *read += 15;
                 *written += 5;
+                continue;
+            }
+            // The ASCII the sixteen start with (fewer than sixteen).
+            let ascii = (high | 1 << 16).trailing_zeros() as usize;
+            if ((starts & high) >> ascii) & 0xff == 1 {
+                // The ASCII, widened (all sixteen are; what follows it is
+                // written over), then a character of two to four bytes
+                // with no other in the eight bytes from it (text mostly
+                // ASCII), on its own. Its units were measured, so they fit.
+                out.write_unaligned(u16x8_extend_low_u8x16(v));
+                out.add(1).write_unaligned(u16x8_extend_high_u8x16(v));
+                *read += ascii;
+                *written += ascii;
+                let at = bytes.as_ptr().add(*read);
+                let byte = |i: usize| u16::from(*at.add(i));
+                let lead = byte(0);
+                if lead >= 0xf0 {
+                    write_pair(dst.add(*written), at);
+                    *written += 2;
+                    *read += 4;
+                    continue;
+                }
+                let (unit, len) = if lead >= 0xe0 {
+                    (
+                        (lead & 0x0f) << 12 | (byte(1) & 0x3f) << 6 | (byte(2) & 0x3f),
+                        3,
+                    )
+                } else {
+                    ((lead & 0x1f) << 6 | (byte(1) & 0x3f), 2)
+                };
+                dst.add(*written).write(unit);
+                *written += 1;
+                *read += len;
+                continue;
+            }
+            if ascii >= 4 {
+                // The ASCII, widened, before text denser in other
+                // characters.
+                out.write_unaligned(u16x8_extend_low_u8x16(v));
+                out.add(1).write_unaligned(u16x8_extend_high_u8x16(v));
+                *read += ascii;
+                *written += ascii;
                 continue;
             }
             if starts == 0x5555 && i8x16_bitmask(u8x16_ge(v, u8x16_splat(0xe0))) == 0 {
