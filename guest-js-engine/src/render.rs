@@ -77,6 +77,7 @@ mod text;
 mod transcode;
 mod utf16;
 mod values;
+mod wide;
 mod width;
 
 pub use decode::Text;
