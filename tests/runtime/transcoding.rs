@@ -63,13 +63,7 @@ fn cases() -> Vec<Vec<u32>> {
     // lengths, from each range's ends and between (seeded): the decoder
     // takes runs of two and of three bytes whole, sixteen bytes at a time,
     // and other text eight bytes at a time.
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move |below: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % below
-    };
+    let mut next = seeded(0x9e37_79b9_7f4a_7c15);
     let ranges: [(u32, u32); 5] = [
         (0x20, 0x7e),
         (0x80, 0x7ff),
@@ -93,6 +87,17 @@ fn cases() -> Vec<Vec<u32>> {
         cases.push(codes);
     }
     cases
+}
+
+/// Numbers below the bound each call is given, from a xorshift generator
+/// started at `seed`: the same every run.
+fn seeded(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |below| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    }
 }
 
 fn text(codes: &[u32]) -> String {
@@ -354,13 +359,7 @@ async fn text_decoder_checks_utf8_at_every_offset() {
             }
         }
     }
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = move |below: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % below
-    };
+    let mut next = seeded(0x2545_f491_4f6c_dd1d);
     for _ in 0..400 {
         let len = 1 + next(70) as usize;
         let bytes = (0..len)

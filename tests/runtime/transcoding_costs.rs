@@ -27,7 +27,11 @@ async fn text_costs_a_small_multiple_of_ascii() {
         ("returned", "return [s];", 8.0),
         ("printed", "console.log(s); return 0;", 8.0),
         ("stringified", "return JSON.stringify(s).length;", 7.0),
-        ("parsed", "return JSON.parse(JSON.stringify(s)).length;", 7.0),
+        (
+            "parsed",
+            "return JSON.parse(JSON.stringify(s)).length;",
+            7.0,
+        ),
         ("encoded", "return new TextEncoder().encode(s).length;", 8.0),
     ] {
         let cost = async |letter: &str| {
