@@ -74,20 +74,24 @@ unsafe fn write_pair(dst: *mut u16, lead: *const u8) {
 
 /// Decodes UTF-8 into UTF-16 from `bytes[*read]` to `dst + *written`,
 /// advancing both, while sixteen bytes are left to read and sixteen units
-/// fit before `units`. Sixteen bytes that start with four of ASCII or more
-/// have their ASCII widened at once; a character with no other among the
-/// eight bytes from it is decoded on its own. Else the characters that
-/// start in the first eight bytes are decoded
-/// together: their lead bytes, and the one and two bytes after each,
-/// gathered into 16-bit lanes by three swizzles (the lanes from
-/// [`KEPT_LANES`], by the mask of the bytes that are not continuations),
-/// and each lane's character computed from them as its lead says (one,
-/// two or three bytes). A character of four bytes among the eight ends
-/// the block at it and is written as its surrogate pair. Sixteen bytes
-/// that are five characters of three bytes (CJK text) or eight of two
-/// (Cyrillic, Greek, Hebrew, Arabic words) are decoded at once, by fixed
-/// shuffles. A character at a time, CJK text cost about 110 units of fuel
-/// a character; now about 15.
+/// fit before `units`, by what the sixteen bytes hold:
+/// - all ASCII: widened at once;
+/// - five characters of three bytes (CJK text) or eight of two (Cyrillic,
+///   Greek, Hebrew, Arabic words): decoded at once by fixed shuffles;
+/// - ASCII, then a character with no other in the eight bytes from it
+///   (text mostly ASCII): the ASCII widened and the character decoded on
+///   its own;
+/// - four bytes of ASCII or more before denser text: the ASCII widened;
+/// - else the characters that start in the first eight bytes: their lead
+///   bytes, and the one and two bytes after each, gathered into 16-bit
+///   lanes by three swizzles (the lanes from [`KEPT_LANES`], by the mask
+///   of the bytes that are not continuations), and each lane's character
+///   computed as its lead says (one, two or three bytes). A character of
+///   four bytes among the eight ends the block at it and is written as
+///   its surrogate pair.
+///
+/// A character at a time, CJK text cost about 110 units of fuel a
+/// character; now about 15.
 ///
 /// # Safety
 /// `dst` is writable for `units` units; `bytes` is UTF-8 (so a lead's
@@ -107,10 +111,12 @@ unsafe fn utf16_decode(
         u16x8_splat, v128, v128_bitselect, v128_load64_zero, v128_or,
     };
     // SAFETY: sixteen bytes read at `*read` (checked left), and a
-    // character of four bytes read there at its lead, before the
-    // sixteenth byte (UTF-8, the caller's promise). Written at
-    // `*written`: sixteen units for ASCII, else eight and a pair, while
-    // sixteen fit before `units` (checked); what lies past the characters
+    // character read at its lead, which starts within the sixteen, with
+    // the continuation bytes UTF-8 has after it (the caller's promise).
+    // Written at `*written`, while sixteen units fit before `units`
+    // (checked): sixteen widened, or eight decoded and then a pair; a lone
+    // character's unit or pair after the ASCII before it, which the
+    // measure counted among `units`. What lies past the characters
     // decoded is written over by the next block or the caller's loop,
     // which go on up to `units`.
     unsafe {
