@@ -23,32 +23,49 @@ pub(super) unsafe fn utf16_into(bytes: &[u8], dst: *mut u16, units: usize) -> us
     unsafe {
         #[cfg(target_arch = "wasm32")]
         utf16_decode(bytes, &mut read, dst, &mut written, units);
-        let at = |i: usize| u16::from(*bytes.get_unchecked(i));
         while read < len && written < units {
-            let lead = at(read);
+            let lead = *bytes.get_unchecked(read);
             if lead < 0x80 {
-                dst.add(written).write(lead);
+                dst.add(written).write(u16::from(lead));
                 read += 1;
-            } else if lead < 0xe0 {
-                dst.add(written)
-                    .write((lead & 0x1f) << 6 | (at(read + 1) & 0x3f));
-                read += 2;
-            } else if lead < 0xf0 {
-                dst.add(written).write(
-                    (lead & 0x0f) << 12 | (at(read + 1) & 0x3f) << 6 | (at(read + 2) & 0x3f),
-                );
-                read += 3;
+                written += 1;
             } else {
-                if written + 2 > units {
+                if lead >= 0xf0 && written + 2 > units {
                     break;
                 }
-                write_pair(dst.add(written), bytes.as_ptr().add(read));
-                written += 1;
-                read += 4;
+                let (bytes_read, units_written) =
+                    write_char(dst.add(written), bytes.as_ptr().add(read));
+                read += bytes_read;
+                written += units_written;
             }
-            written += 1;
         }
         written
+    }
+}
+
+/// Writes the UTF-16 of the character of two to four bytes of UTF-8 whose
+/// lead is at `at` at `dst`, and returns the bytes it read and the units
+/// it wrote (two for a surrogate pair).
+///
+/// # Safety
+/// `at` is a lead byte of UTF-8 followed by its continuation bytes, and
+/// `dst` is writable for the character's units.
+#[inline(always)]
+unsafe fn write_char(dst: *mut u16, at: *const u8) -> (usize, usize) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        let byte = |i: usize| u16::from(*at.add(i));
+        let lead = byte(0);
+        if lead >= 0xf0 {
+            write_pair(dst, at);
+            (4, 2)
+        } else if lead >= 0xe0 {
+            dst.write((lead & 0x0f) << 12 | (byte(1) & 0x3f) << 6 | (byte(2) & 0x3f));
+            (3, 1)
+        } else {
+            dst.write((lead & 0x1f) << 6 | (byte(1) & 0x3f));
+            (2, 1)
+        }
     }
 }
 
@@ -164,26 +181,10 @@ unsafe fn utf16_decode(
                 out.add(1).write_unaligned(u16x8_extend_high_u8x16(v));
                 *read += ascii;
                 *written += ascii;
-                let at = bytes.as_ptr().add(*read);
-                let byte = |i: usize| u16::from(*at.add(i));
-                let lead = byte(0);
-                if lead >= 0xf0 {
-                    write_pair(dst.add(*written), at);
-                    *written += 2;
-                    *read += 4;
-                    continue;
-                }
-                let (unit, len) = if lead >= 0xe0 {
-                    (
-                        (lead & 0x0f) << 12 | (byte(1) & 0x3f) << 6 | (byte(2) & 0x3f),
-                        3,
-                    )
-                } else {
-                    ((lead & 0x1f) << 6 | (byte(1) & 0x3f), 2)
-                };
-                dst.add(*written).write(unit);
-                *written += 1;
-                *read += len;
+                let (bytes_read, units_written) =
+                    write_char(dst.add(*written), bytes.as_ptr().add(*read));
+                *read += bytes_read;
+                *written += units_written;
                 continue;
             }
             if ascii >= 4 {
