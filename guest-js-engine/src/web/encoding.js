@@ -1,10 +1,10 @@
 // TextEncoder and TextDecoder. Spec: https://encoding.spec.whatwg.org/#api
 // WPT: encoding/ (the table in the README; expectations in tests/wpt/)
 //
-// Every encoding the standard defines is `encoding_rs`'s (natives
-// `encodingName`, `decode`, `encode`, `encodeInto`, in web/encoding.rs);
-// this module converts arguments as Web IDL says and keeps each decoder's
-// options.
+// The natives `encodingName`, `decode`, `encode` and `encodeInto`
+// (web/encoding.rs: `encoding_rs` for every encoding the standard defines,
+// UTF-8 written and checked natively); this module converts arguments as
+// Web IDL says and keeps each decoder's options.
 (function (host) {
   'use strict';
   const { encodingName, decode, encode, encodeInto } = host.natives;

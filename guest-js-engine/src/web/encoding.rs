@@ -1,7 +1,9 @@
 //! The Encoding Standard (https://encoding.spec.whatwg.org/) through
-//! `encoding_rs`, Firefox's implementation of it: label resolution, UTF-8
-//! encoding for `TextEncoder`, and decoding in every encoding the standard
-//! defines for `TextDecoder`, streaming included.
+//! `encoding_rs`, Firefox's implementation of it: label resolution, and
+//! decoding in every encoding the standard defines for `TextDecoder`,
+//! streaming included. UTF-8 is encoded for `TextEncoder` by the
+//! renderer's blocks, and UTF-8 decoded in one call is checked by
+//! `web/utf8.rs`, leaving `encoding_rs` the text with errors.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
