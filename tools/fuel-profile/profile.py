@@ -105,15 +105,23 @@ def sample(coderun, program, fuel):
 def loops_of(disassembly):
     """Function starts and loop headers, from `llvm-objdump -d` of the core
     module (addresses are offsets in its code section's contents)."""
-    functions, loops = [], []
+    functions, loops, code = [], [], None
     for line in open(disassembly):
         match = re.match(r"^([0-9a-f]+) <(.*)>:$", line)
         if match:
+            if match.group(2) == "CODE":
+                code = int(match.group(1), 16)
+                continue
             functions.append((int(match.group(1), 16), match.group(2)))
             continue
         match = re.match(r"^\s*([0-9a-f]+):.*\sloop\s", line)
         if match:
             loops.append(int(match.group(1), 16))
+    # llvm-objdump 19 gives addresses from the module's start, under a
+    # `<CODE>` label at the code section's contents; older ones from there.
+    if code is not None:
+        functions = [(address - code, name) for address, name in functions]
+        loops = [address - code for address in loops]
     return functions, loops
 
 
