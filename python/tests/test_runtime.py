@@ -175,7 +175,7 @@ def test_options_reach_the_config(make_runtime):
         ({"wall_clock": float("nan")}, "config.wall_clock must be a finite, non-negative number of seconds (got NaN)"),
         (
             {"max_memory_mib": 1},
-            "config.max_memory_bytes must be between 8388608 (8 MiB) and 4294967296 (4 GiB) (got 1048576), from max_memory_mib=1",
+            "config.max_memory_bytes must be between 9437184 (9 MiB) and 4294967296 (4 GiB) (got 1048576), from max_memory_mib=1",
         ),
         ({"max_log_bytes": 10}, "config.max_log_bytes must be at least 128 (room for the truncation marker) (got 10)"),
         ({"max_nesting_depth": 100_000}, "config.max_nesting_depth must be between 1 and 10000 (got 100000)"),

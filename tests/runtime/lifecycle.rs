@@ -231,6 +231,33 @@ fn invalid_config_is_refused_at_construction() {
     assert!(error.to_string().ends_with("(got 0)"), "{error}");
 }
 
+/// The smallest memory cap the config takes is one the guest starts in
+/// (its snapshot takes 8.5 MiB); a byte less is refused by the config,
+/// with the bounds, rather than by wasmtime when the runtime is built.
+#[tokio::test]
+async fn the_smallest_memory_cap_runs_a_program() {
+    const SMALLEST: u64 = 9 * 1024 * 1024;
+    let runtime = runtime_with(|c| {
+        c.max_memory_bytes(SMALLEST);
+    });
+    let result = runtime
+        .run(CodeRunRequest::new("return [1, 2, 3].map((n) => n * 2)"))
+        .await
+        .expect("no misuse");
+    assert_ok(&result);
+    assert_eq!(result.value, Some(serde_json::json!([2, 4, 6])));
+    let below = WasmCodeRuntime::new(RuntimeConfig::new().max_memory_bytes(SMALLEST - 1).clone());
+    let Err(RuntimeError::Config(error)) = below else {
+        panic!("a cap below the smallest was accepted");
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("config.max_memory_bytes must be between 9437184 (9 MiB)"),
+        "{error}"
+    );
+}
+
 #[test]
 fn descriptors() {
     assert_eq!(shared().language(), coderun_runtime::Language::TYPESCRIPT);

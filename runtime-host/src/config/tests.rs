@@ -34,7 +34,7 @@ fn front_end_limits_are_bounded() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "config.max_total_memory_bytes must be at least 8388608 (8 MiB) (got 1024)"
+        "config.max_total_memory_bytes must be at least 9437184 (9 MiB) (got 1024)"
     );
 }
 
