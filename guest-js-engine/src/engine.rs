@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
-use rquickjs::{Coerced, Context, Ctx, Function, Object, Persistent, Runtime, Value};
+use rquickjs::{Coerced, Context, Ctx, Function, Object, Persistent, Promise, Runtime, Value};
 
 use crate::cfunction;
 use crate::coderun::sandbox::host;
@@ -34,7 +34,7 @@ mod outcome;
 mod preamble;
 mod program;
 
-use bindings::{host_call, install_bindings};
+use bindings::{host_call, install_bindings, settle_promise};
 use natives::*;
 use outcome::*;
 pub use preamble::compile_preamble;
@@ -77,10 +77,10 @@ pub(crate) struct State {
     engine: RefCell<Option<Engine>>,
     /// xorshift64* state behind `Math.random`, reseeded by every run.
     random: Cell<u64>,
-    /// The resolving functions of every binding call started and not yet
-    /// settled, by call id. Kept on the Rust side, where no program can
-    /// reach or patch them.
-    pending: RefCell<HashMap<u64, Resolvers, BuildHasherDefault<DefaultHasher>>>,
+    /// The promise of every binding call started and not yet settled, by
+    /// call id. Kept on the Rust side, where no program can reach it to
+    /// settle it.
+    pending: RefCell<HashMap<u64, InFlight, BuildHasherDefault<DefaultHasher>>>,
     /// Calls the host settled in `start-call`, in the order it handed them
     /// over: each is given to the program where the event loop would next
     /// call `wait-settled`. Their resolvers are still in `pending`.
@@ -120,10 +120,10 @@ fn with_state<R>(f: impl FnOnce(&State) -> R) -> R {
     f(&crate::alloc::HOT.engine)
 }
 
-/// The `resolve` and `reject` functions of a binding call's promise.
-struct Resolvers {
-    resolve: Persistent<Function<'static>>,
-    reject: Persistent<Function<'static>>,
+/// A binding call in flight: its promise, which has no resolving
+/// functions (`bindings::settle_promise` settles it).
+struct InFlight {
+    promise: Persistent<Promise<'static>>,
     /// A `fetch`: it resolves with the response's head and body.
     fetch: bool,
 }
@@ -424,23 +424,28 @@ fn settle<'js>(
     internals: &Object<'js>,
     settled: host::SettledCall,
 ) -> rquickjs::Result<()> {
-    let Some(resolvers) = with_state(|state| state.pending.borrow_mut().remove(&settled.id)) else {
+    let Some(call) = with_state(|state| state.pending.borrow_mut().remove(&settled.id)) else {
         return Ok(());
     };
+    let promise = call.promise.restore(ctx)?;
+    let resolve = |value: Value<'js>| {
+        settle_promise(ctx, &promise, &value, false);
+        Ok(())
+    };
     let rejection = match settled.outcome {
-        Ok(json) if resolvers.fetch => match fetch::response(ctx, settled.id, json) {
-            Ok(head) => return resolvers.resolve.restore(ctx)?.call((head,)),
+        Ok(json) if call.fetch => match fetch::response(ctx, settled.id, json) {
+            Ok(head) => return resolve(head),
             Err(why) => why,
         },
         Ok(json) => {
             if let Some(value) = json_literal(ctx, &json) {
-                return resolvers.resolve.restore(ctx)?.call((value,));
+                return resolve(value);
             }
             if let Some(value) = crate::parse::json(ctx, &json) {
-                return resolvers.resolve.restore(ctx)?.call((value,));
+                return resolve(value);
             }
             match ctx.json_parse(json) {
-                Ok(value) => return resolvers.resolve.restore(ctx)?.call((value,)),
+                Ok(value) => return resolve(value),
                 Err(rquickjs::Error::Exception) => {
                     let why = ctx
                         .catch()
@@ -456,7 +461,8 @@ fn settle<'js>(
     let error: Value = internals
         .get::<_, Function>("hostError")?
         .call((rejection,))?;
-    resolvers.reject.restore(ctx)?.call((error,))
+    settle_promise(ctx, &promise, &error, true);
+    Ok(())
 }
 
 /// The value of JSON text `json` when it is a literal that needs no parser:

@@ -20,6 +20,7 @@ mod isolation;
 mod json_costs;
 mod lifecycle;
 mod plain_values;
+mod promises;
 mod render;
 mod render_lines;
 mod results;

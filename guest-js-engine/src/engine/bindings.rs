@@ -9,7 +9,7 @@ use rquickjs::function::Opt;
 use rquickjs::object::Property;
 use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs};
 
-use super::{Resolvers, with_state};
+use super::{InFlight, with_state};
 use crate::cfunction::{self, Attributes, Call};
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::Namespace;
@@ -204,19 +204,18 @@ pub(super) fn start<'js>(
     begin: impl FnOnce(u32) -> Result<host::StartedCall, String>,
 ) -> rquickjs::Result<(u64, Promise<'js>)> {
     // The promise first: once the host has the call, nothing may fail
-    // before its resolvers are recorded.
-    let (promise, resolve, reject) = ctx.promise()?;
+    // before it is recorded.
+    let promise = new_promise(&ctx)?;
     let held = with_state(|state| state.ready.borrow().len());
     let held = u32::try_from(held).unwrap_or(u32::MAX);
     match begin(held) {
         Ok(host::StartedCall { id, settled }) => {
-            let resolvers = Resolvers {
-                resolve: Persistent::save(&ctx, resolve),
-                reject: Persistent::save(&ctx, reject),
+            let call = InFlight {
+                promise: Persistent::save(&ctx, promise.clone()),
                 fetch,
             };
             with_state(|state| {
-                state.pending.borrow_mut().insert(id, resolvers);
+                state.pending.borrow_mut().insert(id, call);
                 if let Some(outcome) = settled {
                     let settled = host::SettledCall { id, outcome };
                     state.ready.borrow_mut().push_back(settled);
@@ -225,5 +224,57 @@ pub(super) fn start<'js>(
             Ok((id, promise))
         }
         Err(message) => Err(Exception::throw_message(&ctx, &message)),
+    }
+}
+
+unsafe extern "C" {
+    /// A new pending promise, without resolving functions.
+    fn JS_CoderunNewPromise(ctx: *mut qjs::JSContext) -> qjs::JSValue;
+    /// Settles a pending promise as its resolve function (its reject
+    /// function when `is_reject`) would.
+    fn JS_CoderunSettlePromise(
+        ctx: *mut qjs::JSContext,
+        promise: qjs::JSValue,
+        value: qjs::JSValue,
+        is_reject: c_int,
+    );
+}
+
+/// A binding call's promise: pending, with no resolving functions, for
+/// [`settle_promise`] to settle. `ctx.promise()` makes a resolve and a
+/// reject function, each an object with its own `length` and `name`, that
+/// no program can reach and that are freed unused: a quarter of an awaited
+/// call's fuel.
+fn new_promise<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Promise<'js>> {
+    // SAFETY: a live context; the new value's reference is the `Value`'s.
+    let value = unsafe {
+        let raw = JS_CoderunNewPromise(ctx.as_raw().as_ptr());
+        if qjs::JS_VALUE_GET_NORM_TAG(raw) == qjs::JS_TAG_EXCEPTION {
+            return Err(rquickjs::Error::Exception);
+        }
+        Value::from_raw(ctx.clone(), raw)
+    };
+    value
+        .into_promise()
+        .ok_or_else(|| Exception::throw_internal(ctx, "a new promise is not a promise"))
+}
+
+/// Resolves (`reject` false: a thenable is followed) or rejects a promise
+/// [`new_promise`] made, once, as its resolving functions would have; the
+/// reactions it has are queued as jobs.
+pub(super) fn settle_promise<'js>(
+    ctx: &Ctx<'js>,
+    promise: &Promise<'js>,
+    value: &Value<'js>,
+    reject: bool,
+) {
+    // SAFETY: a live context and two values of it, borrowed for the call.
+    unsafe {
+        JS_CoderunSettlePromise(
+            ctx.as_raw().as_ptr(),
+            promise.as_raw(),
+            value.as_raw(),
+            c_int::from(reject),
+        );
     }
 }
