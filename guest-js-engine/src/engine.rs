@@ -15,7 +15,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -26,6 +25,7 @@ use rquickjs::{Coerced, Context, Ctx, Function, Object, Persistent, Promise, Run
 use crate::cfunction;
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::{Namespace, Outcome, Settings};
+use crate::render::AddressHash;
 
 mod bindings;
 mod fetch;
@@ -80,7 +80,7 @@ pub(crate) struct State {
     /// The promise of every binding call started and not yet settled, by
     /// call id. Kept on the Rust side, where no program can reach it to
     /// settle it.
-    pending: RefCell<HashMap<u64, InFlight, BuildHasherDefault<DefaultHasher>>>,
+    pending: RefCell<HashMap<u64, InFlight, AddressHash>>,
     /// Calls the host settled in `start-call`, in the order it handed them
     /// over: each is given to the program where the event loop would next
     /// call `wait-settled`. Their resolvers are still in `pending`.
@@ -106,7 +106,7 @@ impl State {
         Self {
             engine: RefCell::new(None),
             random: Cell::new(0x9E37_79B9_7F4A_7C15),
-            pending: RefCell::new(HashMap::with_hasher(BuildHasherDefault::new())),
+            pending: RefCell::new(HashMap::with_hasher(AddressHash::new())),
             ready: RefCell::new(VecDeque::new()),
             timers: Cell::new(false),
             started: Cell::new(None),

@@ -146,32 +146,35 @@ pub(super) fn call_binding<'js>(
     label: &str,
     arg: Option<Value<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
-    let internals = with_state(|state| {
-        state
-            .engine
-            .borrow()
-            .as_ref()
-            .map(|engine| engine.internals.clone())
-    })
-    .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?
-    .restore(ctx)?;
+    // The prelude's functions, only for what the native path leaves them.
+    let internals = || {
+        with_state(|state| {
+            state
+                .engine
+                .borrow()
+                .as_ref()
+                .map(|engine| engine.internals.clone())
+        })
+        .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?
+        .restore(ctx)
+    };
     let arg = arg.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
     let json = if arg.is_undefined() {
         Some("null".to_owned())
     } else {
-        let custom = super::inspect_custom(ctx)
+        let custom = super::inspect_custom_raw()
             .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?;
-        render::json(ctx, &arg, &custom)
+        render::json_raw(ctx.as_raw().as_ptr(), arg.as_raw(), custom)
     };
     let Some(json) = json else {
-        let call: Function = internals.get("callBinding")?;
+        let call: Function = internals()?.get("callBinding")?;
         return call.call((ns, index, label, arg));
     };
     match host_call(ctx.clone(), ns, index, json) {
         Ok(promise) => Ok(promise.into_value()),
         Err(rquickjs::Error::Exception) => {
             let error = ctx.catch();
-            let failed: Function = internals.get("failedCall")?;
+            let failed: Function = internals()?.get("failedCall")?;
             failed.call((label, error))
         }
         Err(error) => Err(error),

@@ -12,18 +12,20 @@ use super::values::*;
 
 /// `value` as `JSON.stringify(value)` writes it, when it is plain data;
 /// `None` otherwise (a cycle, a BigInt, a function, a class instance, a
-/// top-level `undefined`...), for JavaScript to decide.
-pub fn json(ctx: &Ctx<'_>, value: &Value<'_>, custom: &Value<'_>) -> Option<String> {
-    json_raw(ctx.as_raw().as_ptr(), value.as_raw(), custom.as_raw())
-}
-
-/// [`json`] on QuickJS's own values, for a C function of the engine's
-/// (`JSON.stringify`), which holds neither as rquickjs values.
+/// top-level `undefined`...), for JavaScript to decide. On QuickJS's own
+/// values: `JSON.stringify` (a C function of the engine's) and a binding's
+/// call hold them so.
 pub fn json_raw(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
     custom: qjs::JSValue,
 ) -> Option<String> {
+    // A number, a boolean or null (most binding calls' arguments) needs
+    // no walk.
+    let mut out = Out::default();
+    if scalar(&mut out, &kind(value)) {
+        return Some(out.buf);
+    }
     render(ctx, value, custom, Walk::default()).map(|(json, _)| json)
 }
 

@@ -209,9 +209,10 @@ impl<'a> Shapes<'a> {
     }
 }
 
-/// A hasher for addresses: one multiplication, its high half folded in.
+/// A hasher for addresses, and the host's call ids: one multiplication,
+/// its high half folded in. Neither is a program's choice.
 #[derive(Default, Clone, Copy)]
-pub(super) struct AddressHasher(u64);
+pub(crate) struct AddressHasher(u64);
 
 impl std::hash::Hasher for AddressHasher {
     fn finish(&self) -> u64 {
@@ -234,7 +235,7 @@ impl std::hash::Hasher for AddressHasher {
     }
 }
 
-pub(super) type AddressHash = std::hash::BuildHasherDefault<AddressHasher>;
+pub(crate) type AddressHash = std::hash::BuildHasherDefault<AddressHasher>;
 
 pub(super) fn object_id(value: qjs::JSValue) -> usize {
     // SAFETY: an object's pointer, compared and never dereferenced.
