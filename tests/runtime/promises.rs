@@ -1,9 +1,11 @@
 //! Promises, `await` and binding calls' promises: the order their jobs run
-//! in, and what becomes of an async function left waiting. The project's
-//! QuickJS patch settles a binding call's promise without resolving
-//! functions, queues a settled promise's reaction without its two records,
-//! and keeps an async function's pair of resume functions from its first
-//! `await` to its end; none of it may show.
+//! in, how each settles, and what becomes of an async function left
+//! waiting. The project's QuickJS patch makes the promises no program can
+//! settle itself (a binding call's, the one `then` returns, an async
+//! function's, `Promise.resolve`'s) without resolving functions, queues a
+//! settled promise's reaction without its two records, and keeps an async
+//! function's pair of resume functions from its first `await` to its end;
+//! none of it may show.
 
 use super::*;
 use serde_json::json;
@@ -72,6 +74,64 @@ async fn awaits_and_reactions_run_in_the_order_node_runs_them() {
             "a:inner",
             "p7",
             "a done"
+        ]))
+    );
+}
+
+/// Each way a promise is settled: `then`'s promise by a handler's thenable,
+/// throw, promise or itself, a subclass's `then` and `resolve`,
+/// `Promise.resolve` of a thenable, `Promise.reject` of a promise, and async
+/// functions that return a thenable or a promise, or throw. Node (v20) gives
+/// the same results in the same order (its message for a promise resolved
+/// with itself differs, so only the error's class is compared there).
+#[tokio::test]
+async fn promises_settle_as_node_settles_them() {
+    let result = run(r#"
+        const log = [];
+        class MyPromise extends Promise {}
+        const thenable = (v) => ({ then(resolve) { log.push('then ' + v); resolve(v); } });
+        const p1 = Promise.resolve(1).then((v) => thenable(v + 1));
+        const p2 = Promise.resolve(2).then(() => { throw new Error('thrown'); });
+        const self = Promise.resolve().then(() => self);
+        const sub = MyPromise.resolve(3).then((v) => v * 2);
+        const viaPromise = Promise.resolve(4).then((v) => Promise.resolve(v + 1));
+        const resolved = Promise.resolve(thenable(5));
+        const rejected = Promise.reject(Promise.resolve(6));
+        async function returnsThenable() { return thenable(7); }
+        async function returnsPromise() { await null; return Promise.resolve(8); }
+        async function throws() { await undefined; throw new TypeError('async threw'); }
+        log.push(sub instanceof MyPromise, Promise.resolve(sub) === sub, MyPromise.resolve(sub) === sub);
+        const results = await Promise.allSettled([p1, p2, self, sub, viaPromise, resolved, rejected,
+          returnsThenable(), returnsPromise(), throws()]);
+        for (const r of results) {
+          if (r.status === 'fulfilled') log.push('ok ' + r.value);
+          else log.push('no ' + (r.reason instanceof Error
+            ? r.reason.constructor.name + (r.reason.message.includes('thr') ? ': ' + r.reason.message : '')
+            : r.reason instanceof Promise ? 'a promise' : String(r.reason)));
+        }
+        return log;
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            true,
+            false,
+            true,
+            "then 5",
+            "then 7",
+            "then 2",
+            "ok 2",
+            "no Error: thrown",
+            "no TypeError",
+            "ok 6",
+            "ok 5",
+            "ok 5",
+            "no a promise",
+            "ok 7",
+            "ok 8",
+            "no TypeError: async threw"
         ]))
     );
 }
