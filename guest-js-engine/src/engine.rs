@@ -83,7 +83,7 @@ pub(crate) struct State {
     pending: RefCell<HashMap<u64, InFlight, AddressHash>>,
     /// Calls the host settled in `start-call`, in the order it handed them
     /// over: each is given to the program where the event loop would next
-    /// call `wait-settled`. Their resolvers are still in `pending`.
+    /// call `wait-settled`. Their promises are still in `pending`.
     ready: RefCell<VecDeque<host::SettledCall>>,
     /// Whether the program may have a timer set: false until it sets one
     /// (the prelude's `timerSet`), and again once `fireTimer` finds none.

@@ -188,23 +188,18 @@ async fn a_throwing_then_and_a_failed_call_reject_in_order() {
 /// An async function waiting on a promise nothing else holds keeps its
 /// resume functions, and they it: only the cycle collector frees them. The
 /// program lets each of 10,000 reach that wait before it starts the next;
-/// a guest whose collector did not see the pair ran out of its 9 MiB cap
-/// (the guest's own memory takes 8.5 of them) a third of the way through.
+/// a guest whose collector did not see the pair ran out of the 9 MiB cap a
+/// third of the way through.
 #[tokio::test]
 async fn async_functions_left_waiting_are_collected() {
-    let runtime = runtime_with(|c| {
-        c.max_memory_bytes(9 * 1024 * 1024);
-    });
-    let result = runtime
-        .run(CodeRunRequest::new(
-            "for (let i = 0; i < 10000; i++) {
-               (async () => { await null; await new Promise(() => {}); })();
-               await null; await null;
-             }
-             return 'done';",
-        ))
-        .await
-        .expect("no misuse");
+    let result = run_in_smallest_memory(
+        "for (let i = 0; i < 10000; i++) {
+           (async () => { await null; await new Promise(() => {}); })();
+           await null; await null;
+         }
+         return 'done';",
+    )
+    .await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!("done")));
 }
@@ -214,18 +209,24 @@ async fn async_functions_left_waiting_are_collected() {
 /// after another, fit in a 9 MiB cap.
 #[tokio::test]
 async fn async_functions_that_end_are_freed() {
-    let runtime = runtime_with(|c| {
-        c.max_memory_bytes(9 * 1024 * 1024);
-    });
-    let result = runtime
-        .run(CodeRunRequest::new(
-            "let sum = 0;
-             const add = async (i) => { await null; sum += await i; if (i % 2) throw i; return i; };
-             for (let i = 0; i < 60000; i++) await add(i).catch(() => {});
-             return sum;",
-        ))
-        .await
-        .expect("no misuse");
+    let result = run_in_smallest_memory(
+        "let sum = 0;
+         const add = async (i) => { await null; sum += await i; if (i % 2) throw i; return i; };
+         for (let i = 0; i < 60000; i++) await add(i).catch(() => {});
+         return sum;",
+    )
+    .await;
     assert_ok(&result);
     assert_eq!(result.value, Some(json!(59_999_u64 * 60_000 / 2)));
+}
+
+/// A run under the smallest memory cap the config takes, 9 MiB, of which
+/// the guest's own memory takes 8.5.
+async fn run_in_smallest_memory(source: &str) -> CodeRunResult {
+    runtime_with(|c| {
+        c.max_memory_bytes(9 * 1024 * 1024);
+    })
+    .run(CodeRunRequest::new(source))
+    .await
+    .expect("no misuse")
 }
