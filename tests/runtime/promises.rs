@@ -78,6 +78,40 @@ async fn awaits_and_reactions_run_in_the_order_node_runs_them() {
     );
 }
 
+/// The reactions of one promise, `then`s and `await`s alike, run in the
+/// order they were added: for a promise pending when they were added and
+/// for one already rejected (whose jobs are queued as they are added).
+/// Node's order for the same program.
+#[tokio::test]
+async fn one_promises_reactions_run_in_the_order_they_were_added() {
+    let result = run(r#"
+        const log = [];
+        const shared = new Promise((resolve) => queueMicrotask(() => resolve('s')));
+        shared.then((v) => log.push('then 1 ' + v));
+        (async () => { log.push('await ' + await shared); })();
+        shared.then((v) => log.push('then 2 ' + v));
+        const failed = Promise.reject(new Error('f'));
+        failed.catch((e) => log.push('catch 1 ' + e.message));
+        (async () => { try { await failed; } catch (e) { log.push('await caught ' + e.message); } })();
+        failed.then(null, (e) => log.push('catch 2 ' + e.message));
+        await Promise.allSettled([shared, failed]);
+        return log;
+    "#)
+    .await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            "catch 1 f",
+            "await caught f",
+            "catch 2 f",
+            "then 1 s",
+            "await s",
+            "then 2 s"
+        ]))
+    );
+}
+
 /// Each way a promise is settled: `then`'s promise by a handler's thenable,
 /// throw, promise or itself, a subclass's `then` and `resolve`,
 /// `Promise.resolve` of a thenable, `Promise.reject` of a promise, and async
