@@ -16,7 +16,8 @@ use serde_json::json;
 /// program.
 #[tokio::test]
 async fn awaits_and_reactions_run_in_the_order_node_runs_them() {
-    let result = run(r#"
+    returns_as_node(
+        r#"
         const log = [];
         const settled = Promise.resolve('s');
         const rejected = Promise.reject(new Error('r'));
@@ -47,12 +48,8 @@ async fn awaits_and_reactions_run_in_the_order_node_runs_them() {
         await Promise.allSettled([pa, pb]);
         await new Promise((r) => setTimeout(r, 0));
         return log;
-    "#)
-    .await;
-    assert_ok(&result);
-    assert_eq!(
-        result.value,
-        Some(json!([
+    "#,
+        json!([
             "a0",
             "b0",
             "p1",
@@ -74,8 +71,9 @@ async fn awaits_and_reactions_run_in_the_order_node_runs_them() {
             "a:inner",
             "p7",
             "a done"
-        ]))
-    );
+        ]),
+    )
+    .await;
 }
 
 /// The reactions of one promise, `then`s and `await`s alike, run in the
@@ -84,7 +82,8 @@ async fn awaits_and_reactions_run_in_the_order_node_runs_them() {
 /// Node's order for the same program.
 #[tokio::test]
 async fn one_promises_reactions_run_in_the_order_they_were_added() {
-    let result = run(r#"
+    returns_as_node(
+        r#"
         const log = [];
         const shared = new Promise((resolve) => queueMicrotask(() => resolve('s')));
         shared.then((v) => log.push('then 1 ' + v));
@@ -96,20 +95,17 @@ async fn one_promises_reactions_run_in_the_order_they_were_added() {
         failed.then(null, (e) => log.push('catch 2 ' + e.message));
         await Promise.allSettled([shared, failed]);
         return log;
-    "#)
-    .await;
-    assert_ok(&result);
-    assert_eq!(
-        result.value,
-        Some(json!([
+    "#,
+        json!([
             "catch 1 f",
             "await caught f",
             "catch 2 f",
             "then 1 s",
             "await s",
             "then 2 s"
-        ]))
-    );
+        ]),
+    )
+    .await;
 }
 
 /// Each way a promise is settled: `then`'s promise by a handler's thenable,
@@ -120,7 +116,8 @@ async fn one_promises_reactions_run_in_the_order_they_were_added() {
 /// with itself differs, so only the error's class is compared there).
 #[tokio::test]
 async fn promises_settle_as_node_settles_them() {
-    let result = run(r#"
+    returns_as_node(
+        r#"
         const log = [];
         class MyPromise extends Promise {}
         const thenable = (v) => ({ then(resolve) { log.push('then ' + v); resolve(v); } });
@@ -144,12 +141,8 @@ async fn promises_settle_as_node_settles_them() {
             : r.reason instanceof Promise ? 'a promise' : String(r.reason)));
         }
         return log;
-    "#)
-    .await;
-    assert_ok(&result);
-    assert_eq!(
-        result.value,
-        Some(json!([
+    "#,
+        json!([
             true,
             false,
             true,
@@ -166,8 +159,9 @@ async fn promises_settle_as_node_settles_them() {
             "ok 7",
             "ok 8",
             "no TypeError: async threw"
-        ]))
-    );
+        ]),
+    )
+    .await;
 }
 
 /// A binding's result is resolved into its promise as a resolve function
@@ -263,4 +257,12 @@ async fn run_in_smallest_memory(source: &str) -> CodeRunResult {
     .run(CodeRunRequest::new(source))
     .await
     .expect("no misuse")
+}
+
+/// Runs `source` and checks that it returns `node`: what Node (v20)
+/// returned for the same program, the body of an async function.
+async fn returns_as_node(source: &str, node: serde_json::Value) {
+    let result = run(source).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(node));
 }
