@@ -15,7 +15,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
-use std::rc::Rc;
 use std::time::Instant;
 
 use rquickjs::context::EvalOptions;
@@ -93,10 +92,17 @@ pub(crate) struct State {
     /// When the run started, for `performance.now()`, and the wall-clock
     /// time then, in milliseconds, for `performance.timeOrigin`.
     started: Cell<Option<(Instant, f64)>>,
-    /// Each binding's namespace, index and label (`tools.search`), in
-    /// the order they were installed, for the bindings QuickJS calls as
-    /// C functions (`bindings.rs`).
-    labels: RefCell<Vec<(u32, u32, Rc<str>)>>,
+    /// The run's namespaces, as the host gave them: a binding QuickJS
+    /// calls as a C function finds its namespace, index and label
+    /// (`tools.search`) here from its place among them (`bindings.rs`).
+    /// Kept, not copied: a registry's names and labels are lifted into
+    /// the guest on every run, and the instance's memory goes with it.
+    namespaces: RefCell<Vec<Namespace>>,
+    /// What each of those bindings' C function is made from when the
+    /// program first reads it (`cfunction::define_lazy`): filled once, as
+    /// the bindings are installed, and neither moved nor written after,
+    /// since QuickJS reads it until the run ends.
+    lazy: RefCell<Vec<cfunction::LazyEntry>>,
 }
 
 impl State {
@@ -110,7 +116,8 @@ impl State {
             ready: RefCell::new(VecDeque::new()),
             timers: Cell::new(false),
             started: Cell::new(None),
-            labels: RefCell::new(Vec::new()),
+            namespaces: RefCell::new(Vec::new()),
+            lazy: RefCell::new(Vec::new()),
         }
     }
 }
@@ -286,9 +293,10 @@ unsafe extern "C" {
 }
 
 /// Runs one program to its outcome.
-pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome {
+pub fn run(source: &str, bindings: Vec<Namespace>, settings: &Settings) -> Outcome {
     initialize();
     with_state(|state| {
+        *state.namespaces.borrow_mut() = bindings;
         // Zero is xorshift's fixed point.
         state.random.set(settings.random_seed | 1);
         if let Err(message) = crate::web::intl_zones::set_local_zone(settings.time_zone.as_deref())
@@ -318,7 +326,9 @@ pub fn run(source: &str, bindings: &[Namespace], settings: &Settings) -> Outcome
                 MAX_STACK_BYTES as rquickjs::qjs::size_t,
             );
             let ctx = Ctx::from_raw(context);
-            run_in(&ctx, engine.internals.clone(), source, bindings, settings)
+            // Read, never written again in the run.
+            let bindings = state.namespaces.borrow();
+            run_in(&ctx, engine.internals.clone(), source, &bindings, settings)
         }
     })
 }

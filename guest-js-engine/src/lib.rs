@@ -46,7 +46,7 @@ impl Guest for Component {
 
 impl Program for Component {
     fn run(source: String, bindings: Vec<Namespace>, settings: Settings) -> Outcome {
-        engine::run(&source, &bindings, &settings)
+        engine::run(&source, bindings, &settings)
     }
 
     fn compile_preamble(source: String) -> Result<Vec<u8>, String> {

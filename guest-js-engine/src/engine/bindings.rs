@@ -3,14 +3,13 @@
 
 use std::ffi::c_int;
 use std::ptr::NonNull;
-use std::rc::Rc;
 
 use rquickjs::function::Opt;
 use rquickjs::object::Property;
 use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs};
 
 use super::{InFlight, with_state};
-use crate::cfunction::{self, Attributes, Call};
+use crate::cfunction;
 use crate::coderun::sandbox::host;
 use crate::exports::coderun::sandbox::program::Namespace;
 use crate::render;
@@ -20,49 +19,57 @@ use crate::render;
 /// prelude JavaScript runs), so that a run with bindings touches none of
 /// the snapshot's closures: each page a run writes is a copy of its own.
 ///
-/// Each binding is one of QuickJS's own C functions, given its name and
-/// length as it is made and defined on its namespace under the same atom
-/// (`cfunction::define`), whose `magic` number is its place among all the
-/// run's bindings (`labels` in the run's state holds its namespace, index
-/// and label there). A Rust closure (a class instance holding a boxed
+/// Each binding is one of QuickJS's own C functions, named and measured
+/// as it is made, under the same atom as its property
+/// (`cfunction::define_lazy`), whose `magic` number is its place among
+/// all the run's bindings (the run's state keeps `bindings`, where
+/// [`binding_entry`] finds its namespace, index and label from it). It is made when the program first
+/// reads it: a run pays for the tools it touches, and for the others
+/// their names alone. A Rust closure (a class instance holding a boxed
 /// closure, its name and length then defined one by one) cost about 800
 /// units of fuel more per binding, on every run, for every tool of a
 /// registry. A binding past the 32,768 places that the 16-bit `magic`
-/// numbers takes the closure.
+/// numbers takes the closure, made at once.
+///
+/// Called once a run, before the program: the entries the lazy functions
+/// are made from are the run's from then on.
+#[expect(
+    unsafe_code,
+    reason = "the lazy functions' entries are handed to QuickJS for the run"
+)]
 pub(super) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     bindings: &[Namespace],
 ) -> rquickjs::Result<()> {
-    with_state(|state| {
-        *state.labels.borrow_mut() = bindings
-            .iter()
-            .enumerate()
-            .flat_map(|(ns, namespace)| {
-                namespace
-                    .functions
-                    .iter()
-                    .enumerate()
-                    .map(move |(index, function)| {
-                        (ns as u32, index as u32, Rc::from(function.label.as_str()))
-                    })
-            })
-            .collect();
+    let count: usize = bindings.iter().map(|ns| ns.functions.len()).sum();
+    let entries = with_state(|state| {
+        let mut lazy = state.lazy.borrow_mut();
+        assert!(lazy.is_empty(), "bindings installed twice in a run");
+        // SAFETY: an entry is plain data (pointers, integers and a union
+        // of them), for which zeros are a valid value.
+        lazy.resize_with(count.min(MAGIC_PLACES), || unsafe { std::mem::zeroed() });
+        lazy.as_mut_ptr()
     });
     let globals = ctx.globals();
     let mut place = 0;
     for (ns, namespace) in bindings.iter().enumerate() {
-        let target = Object::new(ctx.clone())?;
-        target.set_prototype(None)?;
+        let target = new_namespace(ctx, namespace.functions.len())?;
         for (index, function) in namespace.functions.iter().enumerate() {
             match i16::try_from(place) {
-                Ok(magic) => cfunction::define(
-                    ctx,
-                    &target,
-                    Call::Magic(binding_entry, magic),
-                    &function.name,
-                    1,
-                    Attributes::Assigned,
-                )?,
+                // SAFETY: entry `place` of the run's `lazy`, which holds
+                // one for each place below `MAGIC_PLACES` and is neither
+                // moved nor written again in this run.
+                Ok(magic) => unsafe {
+                    cfunction::define_lazy(
+                        ctx,
+                        &target,
+                        entries.add(place),
+                        binding_entry,
+                        magic,
+                        &function.name,
+                        1,
+                    )?
+                },
                 Err(_) => {
                     let label = function.label.clone();
                     let (ns, index) = (ns as u32, index as u32);
@@ -84,6 +91,28 @@ pub(super) fn install_bindings<'js>(
     }
     Ok(())
 }
+
+/// A namespace's object: no prototype, and room for `count` functions
+/// from the start, in a shape of its own.
+#[expect(unsafe_code, reason = "the object is made through the QuickJS patch")]
+fn new_namespace<'js>(ctx: &Ctx<'js>, count: usize) -> rquickjs::Result<Object<'js>> {
+    let count =
+        c_int::try_from(count).map_err(|_| Exception::throw_range(ctx, "too many bindings"))?;
+    // SAFETY: a live context; the new value's reference is the `Value`'s.
+    let value = unsafe {
+        let raw = JS_CoderunNewNamespace(ctx.as_raw().as_ptr(), count);
+        if qjs::JS_VALUE_GET_NORM_TAG(raw) == qjs::JS_TAG_EXCEPTION {
+            return Err(rquickjs::Error::Exception);
+        }
+        Value::from_raw(ctx.clone(), raw)
+    };
+    value
+        .into_object()
+        .ok_or_else(|| Exception::throw_internal(ctx, "a new namespace is not an object"))
+}
+
+/// The places a binding's 16-bit `magic` number tells apart.
+const MAGIC_PLACES: usize = 1 << 15;
 
 /// What QuickJS calls for a binding made by [`install_bindings`]: the call,
 /// as the closure would have made it, for the binding whose place `magic`
@@ -113,12 +142,18 @@ unsafe extern "C" fn binding_entry(
         (ctx, arg)
     };
     let place = usize::try_from(magic).unwrap_or(usize::MAX);
-    let Some((ns, index, label)) = with_state(|state| state.labels.borrow().get(place).cloned())
-    else {
+    // The run's namespaces are only read while it runs, so this borrow
+    // holds through whatever the call runs.
+    let called = with_state(|state| {
+        let namespaces = state.namespaces.borrow();
+        let (ns, index, label) = locate(&namespaces, place)?;
+        Some(call_binding(&ctx, ns, index, label, arg))
+    });
+    let Some(called) = called else {
         let _ = Exception::throw_internal(&ctx, "a binding the run does not have was called");
         return qjs::JS_EXCEPTION;
     };
-    match call_binding(&ctx, ns, index, &label, arg) {
+    match called {
         // SAFETY: the returned reference is QuickJS's to own; `value`
         // drops its own.
         Ok(value) => unsafe { qjs::JS_DupValue(ctx.as_raw().as_ptr(), value.as_raw()) },
@@ -132,6 +167,18 @@ unsafe extern "C" fn binding_entry(
             qjs::JS_EXCEPTION
         }
     }
+}
+
+/// The namespace, index and label of the binding at `place` among all of
+/// `namespaces`' functions, in order.
+fn locate(namespaces: &[Namespace], mut place: usize) -> Option<(u32, u32, &str)> {
+    for (ns, namespace) in namespaces.iter().enumerate() {
+        match namespace.functions.get(place) {
+            Some(function) => return Some((ns as u32, place as u32, &function.label)),
+            None => place -= namespace.functions.len(),
+        }
+    }
+    None
 }
 
 /// A call of a binding: its argument as JSON (natively, for plain data),
@@ -231,6 +278,9 @@ pub(super) fn start<'js>(
 }
 
 unsafe extern "C" {
+    /// An object with no prototype and room for `count` properties in a
+    /// shape of its own.
+    fn JS_CoderunNewNamespace(ctx: *mut qjs::JSContext, count: c_int) -> qjs::JSValue;
     /// A new pending promise, without resolving functions.
     fn JS_CoderunNewPromise(ctx: *mut qjs::JSContext) -> qjs::JSValue;
     /// Settles a pending promise as its resolve function (its reject
