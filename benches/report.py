@@ -37,6 +37,7 @@ def main():
     cold = median_ns("cold_run", "return_1_plus_1")
     cold_new = median_ns("cold_run", "return_1_plus_1_new_source")
     typical = median_ns("cold_run", "typical_program")
+    registry = median_ns("cold_run", "return_1_plus_1_100_tools")
     calls = median_ns("binding_round_trip_1000", "binding_calls")
     resolved = median_ns("binding_round_trip_1000", "baseline_resolved_promises")
     transform_small = median_ns("transform", "return_1_plus_1")
@@ -55,6 +56,8 @@ def main():
         ("cold run of `return 1 + 1`, end to end", fmt(cold), "—", "target ≤ 35 µs"),
         ("cold run of `return 1 + 1`, a new source every run (parsed every run; no type syntax, so it runs as written)", fmt(cold_new),
          f"{cold_new / cold:.2f}× the same source (transform cached)", "—"),
+        ("cold run of `return 1 + 1` given a registry of 100 tools, none of them called", fmt(registry),
+         f"{registry / cold:.2f}× without them ({fmt((registry - cold) / 100)} a tool)", "—"),
         ("cold run of a typical 20-line program", fmt(typical), f"{typical / cold:.2f}× `return 1 + 1`", "—"),
         ("TypeScript front end alone (oxc): `return 1 + 1` (parse and check only) / typical typed program (parse, types erased in place)",
          f"{fmt(transform_small)} / {fmt(transform_typical)}",

@@ -3,7 +3,8 @@
 //! - `cold_run`: `return 1 + 1` end to end (fresh instance per run): the same
 //!   source every time (its transform is cached after the first run), and a
 //!   new source every time (parsed on every run; having no type syntax, it
-//!   then runs as written);
+//!   then runs as written), and the same source given a registry of 100
+//!   tools it does not call;
 //! - `binding_round_trip`: 1,000 sequential awaited calls in one run, against
 //!   the same loop awaiting an already-resolved promise;
 //! - `transform`: the TypeScript front end alone on `return 1 + 1` (parse
@@ -112,6 +113,18 @@ fn cold_run(c: &mut Criterion) {
                 let result = runtime.run(request).await.expect("run");
                 assert_eq!(result.value, Some(json!(2)));
             }
+        })
+    });
+    // A registry of 100 tools, none of them called: what every Code Mode
+    // run in front of a large registry pays before its program starts.
+    let registry = (0..100).fold(CodeBindingNamespace::new("tools"), |tools, i| {
+        tools.function(format!("tool_{i:03}"), |args| async move { Ok(args) })
+    });
+    group.bench_function("return_1_plus_1_100_tools", |b| {
+        b.to_async(&rt).iter(|| async {
+            let request = CodeRunRequest::new("return 1 + 1").binding(registry.clone());
+            let result = runtime.run(request).await.expect("run");
+            assert_eq!(result.value, Some(json!(2)));
         })
     });
     group.bench_function("typical_program", |b| {
