@@ -300,25 +300,25 @@ pub fn string_literal(s: &str) -> String {
 /// What the guest is told about the bindings, and the functions behind them
 /// in the same order.
 pub(crate) struct BindingPlan {
-    pub(crate) namespaces: Vec<Namespace>,
+    /// Shared by the guest's call and the run's calls (which name each
+    /// binding from them), not copied.
+    pub(crate) namespaces: Arc<[Namespace]>,
     pub(crate) functions: Vec<Vec<CodeBindingFunction>>,
 }
 
-impl BindingPlan {
-    /// The namespaces and function names, as a record keeps them.
-    pub(crate) fn recorded(&self) -> Vec<RecordedNamespace> {
-        self.namespaces
-            .iter()
-            .map(|namespace| RecordedNamespace {
-                global: namespace.global.clone(),
-                functions: namespace
-                    .functions
-                    .iter()
-                    .map(|function| function.name.clone())
-                    .collect(),
-            })
-            .collect()
-    }
+/// The namespaces and function names, as a record keeps them.
+pub(crate) fn recorded(namespaces: &[Namespace]) -> Vec<RecordedNamespace> {
+    namespaces
+        .iter()
+        .map(|namespace| RecordedNamespace {
+            global: namespace.global.clone(),
+            functions: namespace
+                .functions
+                .iter()
+                .map(|function| function.name.clone())
+                .collect(),
+        })
+        .collect()
 }
 
 /// Namespaces with the recorded globals and function names, for a replay:
@@ -365,7 +365,7 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
         functions.push(binding.functions().values().cloned().collect());
     }
     Ok(BindingPlan {
-        namespaces,
+        namespaces: namespaces.into(),
         functions,
     })
 }

@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -40,14 +41,6 @@ use crate::json;
 use crate::result::LogLevel;
 use crate::store::RunState;
 use crate::transform::SCRIPT_FILE;
-
-/// One binding the guest may call: how records and messages name it.
-struct Binding {
-    namespace: String,
-    name: String,
-    label: String,
-    function: CodeBindingFunction,
-}
 
 mod fetch;
 mod outcome;
@@ -89,8 +82,12 @@ struct Channel {
 
 /// The binding calls of one run.
 pub(crate) struct Calls {
-    /// `bindings[namespace][function]`, in the order the guest was told.
-    bindings: Vec<Vec<Binding>>,
+    /// The namespaces as the guest was told them: how records and
+    /// messages name each binding. Shared with the run's plan, not copied
+    /// binding by binding on every run.
+    names: Arc<[Namespace]>,
+    /// `functions[namespace][function]`, in the same order.
+    functions: Vec<Vec<CodeBindingFunction>>,
     ledger: Ledger,
     clock: RunClock,
     next_id: u64,
@@ -121,31 +118,15 @@ pub(crate) struct Calls {
 impl Calls {
     pub(crate) fn new(
         config: &RuntimeConfig,
-        namespaces: &[Namespace],
+        names: Arc<[Namespace]>,
         functions: Vec<Vec<CodeBindingFunction>>,
         ledger: Ledger,
         clock: RunClock,
         egress: RunEgress,
     ) -> Self {
-        let bindings = namespaces
-            .iter()
-            .zip(functions)
-            .map(|(namespace, functions)| {
-                namespace
-                    .functions
-                    .iter()
-                    .zip(functions)
-                    .map(|(declared, function)| Binding {
-                        namespace: namespace.global.clone(),
-                        name: declared.name.clone(),
-                        label: declared.label.clone(),
-                        function,
-                    })
-                    .collect()
-            })
-            .collect();
         Self {
-            bindings,
+            names,
+            functions,
             ledger,
             clock,
             next_id: 1,
@@ -327,11 +308,15 @@ impl Host for RunState {
         held: u32,
     ) -> wasmtime::Result<Result<StartedCall, String>> {
         let calls = &mut self.calls;
-        let Some(binding) = calls
-            .bindings
-            .get(namespace as usize)
-            .and_then(|functions| functions.get(function as usize))
-        else {
+        let found = calls.names.get(namespace as usize).and_then(|names| {
+            let declared = names.functions.get(function as usize)?;
+            let called = calls
+                .functions
+                .get(namespace as usize)?
+                .get(function as usize)?;
+            Some((names.global.as_str(), declared, called))
+        });
+        let Some((global, declared, called)) = found else {
             return Err(ProtocolViolation(format!(
                 "start-call named binding {namespace}/{function}, which was never declared"
             ))
@@ -353,11 +338,7 @@ impl Host for RunState {
             Err(error) => return Ok(Err(format!("the argument cannot be sent: {error}"))),
         };
         let id = calls.next_id;
-        let names = (
-            binding.namespace.as_str(),
-            binding.name.as_str(),
-            binding.label.as_str(),
-        );
+        let names = (global, declared.name.as_str(), declared.label.as_str());
         let delivery = calls.ledger.start(id, names, &args, args_json.len())?;
         calls.next_id += 1;
         calls.in_flight.insert(id);
@@ -374,14 +355,13 @@ impl Host for RunState {
         // A panicking binding is a host bug, but it must not leave the
         // program waiting forever or take the run down with it.
         let panicked = || Err("the binding panicked".into());
-        let mut call =
-            match std::panic::catch_unwind(AssertUnwindSafe(|| binding.function.call(args))) {
-                Ok(call) => AssertUnwindSafe(call)
-                    .catch_unwind()
-                    .map(move |result| result.unwrap_or_else(|_| panicked()))
-                    .boxed(),
-                Err(_) => futures::future::ready(panicked()).boxed(),
-            };
+        let mut call = match std::panic::catch_unwind(AssertUnwindSafe(|| called.call(args))) {
+            Ok(call) => AssertUnwindSafe(call)
+                .catch_unwind()
+                .map(move |result| result.unwrap_or_else(|_| panicked()))
+                .boxed(),
+            Err(_) => futures::future::ready(panicked()).boxed(),
+        };
         // Poll once here: a binding that is ready at once (a cache hit, a
         // pure computation) settles without a task, a channel or a wake-up.
         // The no-op waker is sound because a pending call is spawned, and

@@ -246,7 +246,7 @@ impl CompiledGuest {
         let state = RunState::new(
             config,
             limiter,
-            (&[], Vec::new()),
+            (std::sync::Arc::from([]), Vec::new()),
             (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
             RunEgress::new(std::sync::Arc::new(Policy::closed())),
         );

@@ -41,7 +41,7 @@ impl RunState {
     pub(crate) fn new(
         config: &RuntimeConfig,
         limiter: MemoryLimiter,
-        (namespaces, functions): (&[Namespace], Vec<Vec<CodeBindingFunction>>),
+        (namespaces, functions): (Arc<[Namespace]>, Vec<Vec<CodeBindingFunction>>),
         (ledger, clock, seed): (Ledger, RunClock, u64),
         egress: RunEgress,
     ) -> Self {

@@ -320,14 +320,13 @@ impl WasmCodeRuntime {
             admission.into_limiter(inner.memory.clone(), inner.config.get_max_memory_bytes());
 
         let fuel = inner.config.get_fuel();
-        let recorded_bindings = plan.recorded();
         let ledger = session.ledger(inner.config.get_max_record_bytes());
         let mut store = Store::new(
             &pool.engine,
             RunState::new(
                 &inner.config,
                 limiter,
-                (&plan.namespaces, plan.functions),
+                (Arc::clone(&plan.namespaces), plan.functions),
                 (ledger, RunClock::new(session.clock), session.seed),
                 RunEgress::new(network),
             )
@@ -419,7 +418,7 @@ impl WasmCodeRuntime {
         let (record, interrupted) = session.finish(
             &inner.config,
             program,
-            recorded_bindings,
+            || bindings::recorded(&plan.namespaces),
             ledger,
             interruption,
         );

@@ -121,18 +121,21 @@ impl Session {
     }
 
     /// The run's record (when it recorded) and, when a binding interrupted
-    /// it, what the result reports.
+    /// it, what the result reports. `bindings` are read only for a record:
+    /// most runs keep none, and a registry's names would be copied for
+    /// nothing.
     pub(crate) fn finish(
         self,
         config: &RuntimeConfig,
         program: String,
-        bindings: Vec<RecordedNamespace>,
+        bindings: impl FnOnce() -> Vec<RecordedNamespace>,
         ledger: Ledger,
         interruption: Option<Interruption>,
     ) -> (Option<RunRecord>, Option<Interrupted>) {
         let Some(calls) = ledger.into_calls() else {
             return (None, None);
         };
+        let bindings = bindings();
         let program_sha256 = sha256_hex(program.as_bytes());
         let record = RunRecord {
             format: RECORD_FORMAT.to_owned(),

@@ -52,7 +52,7 @@ impl WasmCodeRuntime {
             RunState::new(
                 &inner.config,
                 MemoryLimiter::probe(max_memory),
-                (&[], Vec::new()),
+                (Arc::from([]), Vec::new()),
                 (Ledger::live(false, 0), RunClock::new(Clock::Real), 0),
                 RunEgress::new(inner.network.local().clone()),
             ),
