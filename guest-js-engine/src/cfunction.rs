@@ -105,8 +105,8 @@ pub fn define<'js>(
 /// defined now, as [`define`] would.
 ///
 /// # Safety
-/// `entry` stays valid, and is not written, while `target` may still make
-/// the function: for the rest of the run.
+/// `entry` stays valid, and nothing else writes it, while `target` may
+/// still make the function: for the rest of the run.
 #[expect(
     unsafe_code,
     reason = "the entry is QuickJS's to read until the function is made"
