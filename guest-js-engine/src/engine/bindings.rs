@@ -98,17 +98,34 @@ pub(super) fn install_bindings<'js>(
 fn new_namespace<'js>(ctx: &Ctx<'js>, count: usize) -> rquickjs::Result<Object<'js>> {
     let count =
         c_int::try_from(count).map_err(|_| Exception::throw_range(ctx, "too many bindings"))?;
-    // SAFETY: a live context; the new value's reference is the `Value`'s.
-    let value = unsafe {
-        let raw = JS_CoderunNewNamespace(ctx.as_raw().as_ptr(), count);
+    // SAFETY: the patch's function makes a new object in the live
+    // context, or throws.
+    unsafe { made(ctx, |raw| JS_CoderunNewNamespace(raw, count)) }?
+        .into_object()
+        .ok_or_else(|| Exception::throw_internal(ctx, "a new namespace is not an object"))
+}
+
+/// The value `make` returns from `ctx`'s context, owned; the exception
+/// it threw as an error.
+///
+/// # Safety
+/// `make` returns a new reference, made in that context, or an
+/// exception.
+#[expect(unsafe_code, reason = "a value QuickJS made is taken over")]
+unsafe fn made<'js>(
+    ctx: &Ctx<'js>,
+    make: impl FnOnce(*mut qjs::JSContext) -> qjs::JSValue,
+) -> rquickjs::Result<Value<'js>> {
+    let raw = make(ctx.as_raw().as_ptr());
+    // SAFETY: reading the tag of a value; a value other than an
+    // exception is a new reference of the live context (the caller's
+    // promise), which the `Value` takes.
+    unsafe {
         if qjs::JS_VALUE_GET_NORM_TAG(raw) == qjs::JS_TAG_EXCEPTION {
             return Err(rquickjs::Error::Exception);
         }
-        Value::from_raw(ctx.clone(), raw)
-    };
-    value
-        .into_object()
-        .ok_or_else(|| Exception::throw_internal(ctx, "a new namespace is not an object"))
+        Ok(Value::from_raw(ctx.clone(), raw))
+    }
 }
 
 /// The places a binding's 16-bit `magic` number tells apart.
@@ -299,15 +316,9 @@ unsafe extern "C" {
 /// no program can reach and that are freed unused: a quarter of an awaited
 /// call's fuel.
 fn new_promise<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Promise<'js>> {
-    // SAFETY: a live context; the new value's reference is the `Value`'s.
-    let value = unsafe {
-        let raw = JS_CoderunNewPromise(ctx.as_raw().as_ptr());
-        if qjs::JS_VALUE_GET_NORM_TAG(raw) == qjs::JS_TAG_EXCEPTION {
-            return Err(rquickjs::Error::Exception);
-        }
-        Value::from_raw(ctx.clone(), raw)
-    };
-    value
+    // SAFETY: the patch's function makes a new promise in the live
+    // context, or throws.
+    unsafe { made(ctx, |raw| JS_CoderunNewPromise(raw)) }?
         .into_promise()
         .ok_or_else(|| Exception::throw_internal(ctx, "a new promise is not a promise"))
 }
