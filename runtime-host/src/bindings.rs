@@ -358,7 +358,7 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
                 .keys()
                 .map(|name| Declared {
                     name: name.clone(),
-                    label: property_access(global, name),
+                    label: (!is_identifier(name)).then(|| property_access(global, name)),
                 })
                 .collect(),
         });

@@ -1,6 +1,7 @@
 //! Bindings: the namespaces a run is given, installed as globals from
 //! Rust, and their calls, handed to the host as JSON.
 
+use std::borrow::Cow;
 use std::ffi::c_int;
 use std::ptr::NonNull;
 
@@ -11,7 +12,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs
 use super::{InFlight, with_state};
 use crate::cfunction;
 use crate::coderun::sandbox::host;
-use crate::exports::coderun::sandbox::program::Namespace;
+use crate::exports::coderun::sandbox::program::{Function as Declared, Namespace};
 use crate::render;
 
 /// Installs each namespace as a non-enumerable global: an object with no
@@ -23,9 +24,9 @@ use crate::render;
 /// as it is made, under the same atom as its property
 /// (`cfunction::define_lazy`), whose `magic` number is its place among
 /// all the run's bindings (the run's state keeps `bindings`, where
-/// [`binding_entry`] finds its namespace, index and label from it). It is made when the program first
-/// reads it: a run pays for the tools it touches, and for the others
-/// their names alone. A Rust closure (a class instance holding a boxed
+/// [`binding_entry`] finds its namespace, index and label from it). It is
+/// made when the program first reads it: a run pays for the tools it
+/// touches, and for the others their names alone. A Rust closure (a class instance holding a boxed
 /// closure, its name and length then defined one by one) cost about 800
 /// units of fuel more per binding, on every run, for every tool of a
 /// registry. A binding past the 32,768 places that the 16-bit `magic`
@@ -71,11 +72,11 @@ pub(super) fn install_bindings<'js>(
                     )?
                 },
                 Err(_) => {
-                    let label = function.label.clone();
+                    let label = label(namespace, function).into_owned();
                     let (ns, index) = (ns as u32, index as u32);
                     let binding =
                         Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
-                            call_binding(&ctx, ns, index, &label, arg.0)
+                            call_binding(&ctx, ns, index, || Cow::Borrowed(&label), arg.0)
                         })?
                         .with_name(function.name.as_str())?
                         .with_length(1)?;
@@ -163,8 +164,15 @@ unsafe extern "C" fn binding_entry(
     // holds through whatever the call runs.
     let called = with_state(|state| {
         let namespaces = state.namespaces.borrow();
-        let (ns, index, label) = locate(&namespaces, place)?;
-        Some(call_binding(&ctx, ns, index, label, arg))
+        let (ns, index) = locate(&namespaces, place)?;
+        let (namespace, function) = (&namespaces[ns], &namespaces[ns].functions[index]);
+        Some(call_binding(
+            &ctx,
+            ns as u32,
+            index as u32,
+            || label(namespace, function),
+            arg,
+        ))
     });
     let Some(called) = called else {
         let _ = Exception::throw_internal(&ctx, "a binding the run does not have was called");
@@ -186,16 +194,25 @@ unsafe extern "C" fn binding_entry(
     }
 }
 
-/// The namespace, index and label of the binding at `place` among all of
+/// The namespace and index of the binding at `place` among all of
 /// `namespaces`' functions, in order.
-fn locate(namespaces: &[Namespace], mut place: usize) -> Option<(u32, u32, &str)> {
+fn locate(namespaces: &[Namespace], mut place: usize) -> Option<(usize, usize)> {
     for (ns, namespace) in namespaces.iter().enumerate() {
-        match namespace.functions.get(place) {
-            Some(function) => return Some((ns as u32, place as u32, &function.label)),
-            None => place -= namespace.functions.len(),
+        if place < namespace.functions.len() {
+            return Some((ns, place));
         }
+        place -= namespace.functions.len();
     }
     None
+}
+
+/// How messages name a binding: the host's label, or, where the host sent
+/// none (its name is an identifier), the global, a dot and the name.
+fn label<'a>(namespace: &'a Namespace, function: &'a Declared) -> Cow<'a, str> {
+    match &function.label {
+        Some(label) => Cow::Borrowed(label),
+        None => Cow::Owned(format!("{}.{}", namespace.global, function.name)),
+    }
 }
 
 /// A call of a binding: its argument as JSON (natively, for plain data),
@@ -203,11 +220,11 @@ fn locate(namespaces: &[Namespace], mut place: usize) -> Option<(u32, u32, &str)
 /// data (and so may not be JSON-serialisable), and a call the host
 /// refuses, go through the prelude's `callBinding` and `failedCall`, which
 /// word the rejection.
-pub(super) fn call_binding<'js>(
+pub(super) fn call_binding<'js, 'l>(
     ctx: &Ctx<'js>,
     ns: u32,
     index: u32,
-    label: &str,
+    label: impl FnOnce() -> Cow<'l, str>,
     arg: Option<Value<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
     // The prelude's functions, only for what the native path leaves them.
@@ -232,14 +249,14 @@ pub(super) fn call_binding<'js>(
     };
     let Some(json) = json else {
         let call: Function = internals()?.get("callBinding")?;
-        return call.call((ns, index, label, arg));
+        return call.call((ns, index, label().as_ref(), arg));
     };
     match host_call(ctx.clone(), ns, index, json) {
         Ok(promise) => Ok(promise.into_value()),
         Err(rquickjs::Error::Exception) => {
             let error = ctx.catch();
             let failed: Function = internals()?.get("failedCall")?;
-            failed.call((label, error))
+            failed.call((label().as_ref(), error))
         }
         Err(error) => Err(error),
     }
