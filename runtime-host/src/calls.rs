@@ -18,7 +18,6 @@
 //! number of calls in flight. A violation of the protocol traps the run; it
 //! never panics the host.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -341,11 +340,15 @@ impl Host for RunState {
         let id = calls.next_id;
         // A label the host did not send is the global, a dot and the name
         // (the WIT's `function.label`).
-        let label = match &declared.label {
-            Some(label) => Cow::Borrowed(label.as_str()),
-            None => Cow::Owned(format!("{global}.{}", declared.name)),
+        let label = || match &declared.label {
+            Some(label) => label.clone(),
+            None => format!("{global}.{}", declared.name),
         };
-        let names = (global, declared.name.as_str(), label.as_ref());
+        let names = (
+            global,
+            declared.name.as_str(),
+            &label as &dyn Fn() -> String,
+        );
         let delivery = calls.ledger.start(id, names, &args, args_json.len())?;
         calls.next_id += 1;
         calls.in_flight.insert(id);

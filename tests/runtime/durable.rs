@@ -238,6 +238,9 @@ async fn a_replay_of_an_edited_program_names_the_step_that_diverged() {
     let replayed = run_request(request).await;
     assert_failure(&replayed, FailureKind::Diverged, "at call 8");
     assert_failure(&replayed, FailureKind::Diverged, "{\"i\":70}");
+    // The host names the binding as the program writes it (no label
+    // crossed into the guest for an identifier's name).
+    assert_failure(&replayed, FailureKind::Diverged, "called tools.step with");
     assert_eq!(
         calls.load(Ordering::SeqCst),
         20,

@@ -38,9 +38,12 @@ impl Calls {
             arguments.to_string().len()
         };
         let id = self.next_id;
-        let delivery = self
-            .ledger
-            .start(id, ("", FETCH_FUNCTION, &label), &arguments, bytes)?;
+        let delivery = self.ledger.start(
+            id,
+            ("", FETCH_FUNCTION, &|| label.clone()),
+            &arguments,
+            bytes,
+        )?;
         self.next_id += 1;
         self.in_flight.insert(id);
         if let Delivery::Replayed { outcome, rank } = delivery {

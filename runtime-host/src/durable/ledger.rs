@@ -92,11 +92,12 @@ impl Ledger {
     }
 
     /// Call `step` starts, made by `label` with `arguments` (`bytes` of
-    /// JSON): checks it against the record and records it.
+    /// JSON): checks it against the record and records it. The label is
+    /// written only for a divergence's message.
     pub(crate) fn start(
         &mut self,
         step: u64,
-        (namespace, function, label): (&str, &str, &str),
+        (namespace, function, label): (&str, &str, &dyn Fn() -> String),
         arguments: &Value,
         bytes: usize,
     ) -> Result<Delivery, wasmtime::Error> {
@@ -106,6 +107,7 @@ impl Ledger {
         let delivery = match replayed {
             Some(recorded) => {
                 if recorded.namespace != namespace || recorded.function != function {
+                    let label = label();
                     return Err(divergence(
                         step,
                         format!(
@@ -120,6 +122,7 @@ impl Ledger {
                     ));
                 }
                 if &recorded.arguments != arguments && namespace.is_empty() {
+                    let label = label();
                     let what = if label == name_of(recorded) {
                         format!(
                             "the program made {label} with other headers, redirect mode or \
@@ -134,6 +137,7 @@ impl Ledger {
                     return Err(divergence(step, what));
                 }
                 if &recorded.arguments != arguments {
+                    let label = label();
                     return Err(divergence(
                         step,
                         format!(
@@ -150,6 +154,7 @@ impl Ledger {
             }
             None if self.live_after_replay => Delivery::Live,
             None => {
+                let label = label();
                 return Err(divergence(
                     step,
                     format!(
