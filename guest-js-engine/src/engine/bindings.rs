@@ -26,11 +26,11 @@ use crate::render;
 /// all the run's bindings (the run's state keeps `bindings`, where
 /// [`binding_entry`] finds its namespace, index and label from it). It is
 /// made when the program first reads it: a run pays for the tools it
-/// touches, and for the others their names alone. A Rust closure (a class instance holding a boxed
-/// closure, its name and length then defined one by one) cost about 800
-/// units of fuel more per binding, on every run, for every tool of a
-/// registry. A binding past the 32,768 places that the 16-bit `magic`
-/// numbers takes the closure, made at once.
+/// touches, and for the others their names alone. A Rust closure (a class
+/// instance holding a boxed closure, its name and length then defined one
+/// by one) cost about 800 units of fuel more per binding, on every run,
+/// for every tool of a registry. A binding past the 32,768 places that the
+/// 16-bit `magic` numbers takes the closure, made at once.
 ///
 /// Called once a run, before the program: the entries the lazy functions
 /// are made from are the run's from then on.
