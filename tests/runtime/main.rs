@@ -21,6 +21,7 @@ mod json_costs;
 mod lifecycle;
 mod plain_values;
 mod promises;
+mod registry;
 mod render;
 mod render_lines;
 mod results;
