@@ -61,6 +61,13 @@ async fn run_request(request: CodeRunRequest) -> CodeRunResult {
     shared().run(request).await.expect("no misuse")
 }
 
+/// Runs `request` and checks that it succeeded with `expected`.
+async fn returns(request: CodeRunRequest, expected: serde_json::Value) {
+    let result = run_request(request).await;
+    assert_ok(&result);
+    assert_eq!(result.value, Some(expected));
+}
+
 /// The fuel a successful run of `source` burns (deterministic), for the
 /// tests that bound what a step costs by the difference of two programs.
 async fn fuel_of(source: &str) -> f64 {

@@ -262,7 +262,5 @@ async fn run_in_smallest_memory(source: &str) -> CodeRunResult {
 /// Runs `source` and checks that it returns `node`: what Node (v20)
 /// returned for the same program, the body of an async function.
 async fn returns_as_node(source: &str, node: serde_json::Value) {
-    let result = run(source).await;
-    assert_ok(&result);
-    assert_eq!(result.value, Some(node));
+    returns(CodeRunRequest::new(source), node).await;
 }

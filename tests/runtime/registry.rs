@@ -3,14 +3,7 @@
 //! them.
 
 use super::*;
-use serde_json::{Value, json};
-
-/// Runs `request` and checks it returned `expected`.
-async fn returns(request: CodeRunRequest, expected: Value) {
-    let result = run_request(request).await;
-    assert_ok(&result);
-    assert_eq!(result.value, Some(expected));
-}
+use serde_json::json;
 
 /// Installing bindings costs a bounded amount of fuel per binding, on
 /// every run (a registry of many tools pays it each time): about 1,600
