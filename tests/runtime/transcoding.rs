@@ -414,3 +414,55 @@ return {{ wrong: wrong.slice(0, 5), count: inputs.length, marked }};",
     );
     assert!(expected.iter().any(|(_, ok)| *ok) && expected.iter().any(|(_, ok)| !*ok));
 }
+
+/// A name that is not ASCII is the characters its UTF-8 spells, wherever
+/// QuickJS makes it a property key from bytes: an identifier or a key in
+/// the program's text, a key of `JSON.parse`'s or of a binding's result,
+/// a binding's own name. QuickJS looked such bytes up as if each were a
+/// character, so once the run held a key of the characters those bytes
+/// are ("Ã©", U+00C3 U+00A9, is the two bytes of "é" read as Latin-1), the
+/// name "é" became that key: two keys merged into one. The keys are
+/// checked by their code points, and the same programs must give Node's
+/// result.
+#[tokio::test]
+async fn names_that_are_not_ascii_are_the_characters_they_spell() {
+    let host = CodeBindingNamespace::new("host")
+        .function("echo", |args| async move { Ok(args) })
+        .function("é", |_| async { Ok(json!("é")) })
+        .function("Ã©", |_| async { Ok(json!("Ã©")) })
+        .function("日本", |_| async { Ok(json!("日本")) })
+        .function("æ—¥æœ¬", |_| async { Ok(json!("æ—¥æœ¬")) });
+    let program = r#"
+const codes = (key) => [...key].map((c) => c.codePointAt(0).toString(16)).join(" ");
+const keys = (object) => Object.keys(object).map(codes);
+// Keys of the characters that the UTF-8 of "é" and "日本" are, one a byte.
+const planted = { "\u00c3\u00a9": 1, "\u00e6\u0097\u00a5\u00e6\u009c\u00ac": 2 };
+const é = "identifier";
+const written = { é, 日本: 3, "é": 4 };
+const parsed = JSON.parse('{"é": 5, "日本": 6}');
+const received = await host.echo({ "é": 7, "日本": 8 });
+return {
+  planted: keys(planted),
+  identifier: é,
+  written: keys(written),
+  parsed: keys(parsed),
+  received: keys(received),
+  readBack: [written.é, parsed["é"], received.é, received["日本"], planted["Ã©"]],
+  bindings: keys(host),
+  called: [await host["é"](), await host["Ã©"](), await host["日本"](), await host["æ—¥æœ¬"]()],
+};"#;
+    returns(
+        CodeRunRequest::new(program).binding(host),
+        json!({
+            "planted": ["c3 a9", "e6 97 a5 e6 9c ac"],
+            "identifier": "identifier",
+            "written": ["e9", "65e5 672c"],
+            "parsed": ["e9", "65e5 672c"],
+            "received": ["e9", "65e5 672c"],
+            "readBack": [4, 5, 7, 8, 1],
+            "bindings": ["65 63 68 6f", "c3 a9", "e6 2014 a5 e6 153 ac", "e9", "65e5 672c"],
+            "called": ["é", "Ã©", "日本", "æ—¥æœ¬"],
+        }),
+    )
+    .await;
+}
