@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::durable::RecordedNamespace;
 use crate::error::MisuseError;
-use crate::guest::{Declared, Namespace};
+use crate::guest::{Label, Namespace};
 
 /// A binding's rejection: the program-side promise rejects with an `Error`
 /// carrying this message. Or, made with [`BindingError::interrupt`], a
@@ -312,13 +312,36 @@ pub(crate) fn recorded(namespaces: &[Namespace]) -> Vec<RecordedNamespace> {
         .iter()
         .map(|namespace| RecordedNamespace {
             global: namespace.global.clone(),
-            functions: namespace
-                .functions
-                .iter()
-                .map(|function| function.name.clone())
+            functions: (0..namespace.ends.len())
+                .filter_map(|index| function_name(namespace, index))
+                .map(str::to_owned)
                 .collect(),
         })
         .collect()
+}
+
+/// The name of `namespace`'s function `index` (its names lie one after the
+/// other in one string, the WIT's `namespace.names`).
+pub(crate) fn function_name(namespace: &Namespace, index: usize) -> Option<&str> {
+    let end = *namespace.ends.get(index)? as usize;
+    let start = match index {
+        0 => 0,
+        _ => namespace.ends[index - 1] as usize,
+    };
+    namespace.names.get(start..end)
+}
+
+/// How messages name `namespace`'s function `index`, called `name`: the
+/// label the guest was sent, or, where none was (its name is an
+/// identifier), the global, a dot and the name.
+pub(crate) fn function_label(namespace: &Namespace, index: usize, name: &str) -> String {
+    match namespace
+        .labels
+        .binary_search_by_key(&index, |label| label.function as usize)
+    {
+        Ok(at) => namespace.labels[at].label.clone(),
+        Err(_) => format!("{}.{name}", namespace.global),
+    }
 }
 
 /// Namespaces with the recorded globals and function names, for a replay:
@@ -351,16 +374,30 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
                 global: crate::output::shorten(global, 128),
             });
         }
+        let declared = binding.functions();
+        let mut names = String::with_capacity(declared.keys().map(String::len).sum());
+        let mut ends = Vec::with_capacity(declared.len());
+        let mut labels = Vec::new();
+        for (index, name) in declared.keys().enumerate() {
+            names.push_str(name);
+            let end =
+                u32::try_from(names.len()).map_err(|_| MisuseError::InvalidBindingGlobal {
+                    global: crate::output::shorten(global, 128),
+                    reason: "its functions' names add up to more than 4 GiB",
+                })?;
+            ends.push(end);
+            if !is_identifier(name) {
+                labels.push(Label {
+                    function: index as u32,
+                    label: property_access(global, name),
+                });
+            }
+        }
         namespaces.push(Namespace {
             global: global.to_owned(),
-            functions: binding
-                .functions()
-                .keys()
-                .map(|name| Declared {
-                    name: name.clone(),
-                    label: (!is_identifier(name)).then(|| property_access(global, name)),
-                })
-                .collect(),
+            names,
+            ends,
+            labels,
         });
         functions.push(binding.functions().values().cloned().collect());
     }
@@ -427,6 +464,41 @@ mod tests {
         ] {
             assert_eq!(property_access("tools", name), label, "{name:?}");
         }
+    }
+
+    /// The names cross as one string with their ends, and the labels of
+    /// the names that are not identifiers alone: each name and each label
+    /// reads back as the one declared, in the order calls index them.
+    #[test]
+    fn a_plan_sends_each_name_and_the_labels_it_needs() {
+        let names = ["", "a\0b", "delete", "my-tool", "search", "é", "日本", "𝒳"];
+        let namespace = names
+            .iter()
+            .fold(CodeBindingNamespace::new("tools"), |ns, name| {
+                ns.function(*name, |args| async move { Ok(args) })
+            });
+        let plan = plan(std::slice::from_ref(&namespace)).expect("a valid namespace");
+        let sent = &plan.namespaces[0];
+        let declared: Vec<&str> = namespace.functions().keys().map(String::as_str).collect();
+        assert_eq!(sent.ends.len(), declared.len());
+        for (index, name) in declared.iter().enumerate() {
+            assert_eq!(function_name(sent, index), Some(*name), "name {index}");
+            assert_eq!(
+                function_label(sent, index, name),
+                property_access("tools", name),
+                "label {index}"
+            );
+        }
+        assert_eq!(function_name(sent, declared.len()), None);
+        let labelled: Vec<u32> = sent.labels.iter().map(|label| label.function).collect();
+        let expected: Vec<u32> = (0..declared.len() as u32)
+            .filter(|&index| !is_identifier(declared[index as usize]))
+            .collect();
+        assert_eq!(
+            labelled, expected,
+            "labels only where a name is not an identifier"
+        );
+        assert_eq!(recorded(&plan.namespaces)[0].functions, declared);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use futures::FutureExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::bindings::{BindingResult, CodeBindingFunction};
+use crate::bindings::{self, BindingResult, CodeBindingFunction};
 use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
 use crate::durable::{CallOutcome, Delivery, Divergence, Interruption, Ledger};
@@ -309,14 +309,14 @@ impl Host for RunState {
     ) -> wasmtime::Result<Result<StartedCall, String>> {
         let calls = &mut self.calls;
         let found = calls.names.get(namespace as usize).and_then(|names| {
-            let declared = names.functions.get(function as usize)?;
+            let name = bindings::function_name(names, function as usize)?;
             let called = calls
                 .functions
                 .get(namespace as usize)?
                 .get(function as usize)?;
-            Some((names.global.as_str(), declared, called))
+            Some((names, name, called))
         });
-        let Some((global, declared, called)) = found else {
+        let Some((names, name, called)) = found else {
             return Err(ProtocolViolation(format!(
                 "start-call named binding {namespace}/{function}, which was never declared"
             ))
@@ -338,17 +338,8 @@ impl Host for RunState {
             Err(error) => return Ok(Err(format!("the argument cannot be sent: {error}"))),
         };
         let id = calls.next_id;
-        // A label the host did not send is the global, a dot and the name
-        // (the WIT's `function.label`).
-        let label = || match &declared.label {
-            Some(label) => label.clone(),
-            None => format!("{global}.{}", declared.name),
-        };
-        let names = (
-            global,
-            declared.name.as_str(),
-            &label as &dyn Fn() -> String,
-        );
+        let label = || bindings::function_label(names, function as usize, name);
+        let names = (names.global.as_str(), name, &label as &dyn Fn() -> String);
         let delivery = calls.ledger.start(id, names, &args, args_json.len())?;
         calls.next_id += 1;
         calls.in_flight.insert(id);

@@ -24,6 +24,4 @@ wasmtime::component::bindgen!({
 pub(crate) use coderun::sandbox::host::{
     FetchRequest, Host, LogLevel, RedirectMode, SettledCall, StartedCall,
 };
-pub(crate) use exports::coderun::sandbox::program::{
-    Function as Declared, Namespace, Outcome, Settings,
-};
+pub(crate) use exports::coderun::sandbox::program::{Label, Namespace, Outcome, Settings};

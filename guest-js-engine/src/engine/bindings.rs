@@ -12,7 +12,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Persistent, Promise, Value, qjs
 use super::{InFlight, with_state};
 use crate::cfunction;
 use crate::coderun::sandbox::host;
-use crate::exports::coderun::sandbox::program::{Function as Declared, Namespace};
+use crate::exports::coderun::sandbox::program::Namespace;
 use crate::render;
 
 /// Installs each namespace as a non-enumerable global: an object with no
@@ -23,8 +23,9 @@ use crate::render;
 /// Each binding is one of QuickJS's own C functions, named and measured
 /// as it is made, under the same atom as its property
 /// (`cfunction::define_lazy`), whose `magic` number is its place among
-/// all the run's bindings (the run's state keeps `bindings`, where
-/// [`binding_entry`] finds its namespace, index and label from it). It is
+/// all the run's bindings (the run's state keeps the namespaces the host
+/// sent, where [`binding_entry`] finds its namespace, index and label
+/// from it; a namespace's names came as one string). It is
 /// made when the program first reads it: a run pays for the tools it
 /// touches, and for the others their names alone. A Rust closure (a class
 /// instance holding a boxed closure, its name and length then defined one
@@ -42,7 +43,7 @@ pub(super) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     bindings: &[Namespace],
 ) -> rquickjs::Result<()> {
-    let count: usize = bindings.iter().map(|ns| ns.functions.len()).sum();
+    let count: usize = bindings.iter().map(|ns| ns.ends.len()).sum();
     let entries = with_state(|state| {
         let mut lazy = state.lazy.borrow_mut();
         assert!(lazy.is_empty(), "bindings installed twice in a run");
@@ -54,8 +55,14 @@ pub(super) fn install_bindings<'js>(
     let globals = ctx.globals();
     let mut place = 0;
     for (ns, namespace) in bindings.iter().enumerate() {
-        let target = new_namespace(ctx, namespace.functions.len())?;
-        for (index, function) in namespace.functions.iter().enumerate() {
+        let target = new_namespace(ctx, namespace.ends.len())?;
+        for index in 0..namespace.ends.len() {
+            let name = name(namespace, index).ok_or_else(|| {
+                Exception::throw_internal(
+                    ctx,
+                    "the host sent a binding's name outside its namespace's names",
+                )
+            })?;
             match i16::try_from(place) {
                 // SAFETY: entry `place` of the run's `lazy`, which holds
                 // one for each place below `MAGIC_PLACES` and is neither
@@ -67,20 +74,20 @@ pub(super) fn install_bindings<'js>(
                         entries.add(place),
                         binding_entry,
                         magic,
-                        &function.name,
+                        name,
                         1,
                     )?
                 },
                 Err(_) => {
-                    let label = label(namespace, function).into_owned();
+                    let label = label(namespace, index).into_owned();
                     let (ns, index) = (ns as u32, index as u32);
                     let binding =
                         Function::new(ctx.clone(), move |ctx: Ctx<'js>, arg: Opt<Value<'js>>| {
                             call_binding(&ctx, ns, index, || Cow::Borrowed(&label), arg.0)
                         })?
-                        .with_name(function.name.as_str())?
+                        .with_name(name)?
                         .with_length(1)?;
-                    target.set(function.name.as_str(), binding)?;
+                    target.set(name, binding)?;
                 }
             }
             place += 1;
@@ -165,12 +172,11 @@ unsafe extern "C" fn binding_entry(
     let called = with_state(|state| {
         let namespaces = state.namespaces.borrow();
         let (ns, index) = locate(&namespaces, place)?;
-        let (namespace, function) = (&namespaces[ns], &namespaces[ns].functions[index]);
         Some(call_binding(
             &ctx,
             ns as u32,
             index as u32,
-            || label(namespace, function),
+            || label(&namespaces[ns], index),
             arg,
         ))
     });
@@ -198,20 +204,39 @@ unsafe extern "C" fn binding_entry(
 /// `namespaces`' functions, in order.
 fn locate(namespaces: &[Namespace], mut place: usize) -> Option<(usize, usize)> {
     for (ns, namespace) in namespaces.iter().enumerate() {
-        if place < namespace.functions.len() {
+        if place < namespace.ends.len() {
             return Some((ns, place));
         }
-        place -= namespace.functions.len();
+        place -= namespace.ends.len();
     }
     None
 }
 
-/// How messages name a binding: the host's label, or, where the host sent
-/// none (its name is an identifier), the global, a dot and the name.
-fn label<'a>(namespace: &'a Namespace, function: &'a Declared) -> Cow<'a, str> {
-    match &function.label {
-        Some(label) => Cow::Borrowed(label),
-        None => Cow::Owned(format!("{}.{}", namespace.global, function.name)),
+/// The name of `namespace`'s function `index`: its names lie one after the
+/// other in one string.
+fn name(namespace: &Namespace, index: usize) -> Option<&str> {
+    let end = *namespace.ends.get(index)? as usize;
+    let start = match index {
+        0 => 0,
+        _ => namespace.ends[index - 1] as usize,
+    };
+    namespace.names.get(start..end)
+}
+
+/// How messages name `namespace`'s function `index`: the host's label,
+/// or, where the host sent none (its name is an identifier), the global,
+/// a dot and the name.
+fn label(namespace: &Namespace, index: usize) -> Cow<'_, str> {
+    match namespace
+        .labels
+        .binary_search_by_key(&index, |label| label.function as usize)
+    {
+        Ok(at) => Cow::Borrowed(&namespace.labels[at].label),
+        Err(_) => Cow::Owned(format!(
+            "{}.{}",
+            namespace.global,
+            name(namespace, index).unwrap_or_default()
+        )),
     }
 }
 
