@@ -6,8 +6,9 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
@@ -124,11 +125,28 @@ impl fmt::Debug for CodeBindingFunction {
 ///     .function("echo", |args| async move { Ok(args) });
 /// assert_eq!(tools.global(), "tools");
 /// ```
-#[derive(Clone, Debug)]
+///
+/// A registry of many tools that every run binds, each run to its own
+/// handler, is better made with [`dispatch`](Self::dispatch): one handler
+/// for a fixed list of names, built once, rather than a function a name
+/// made for every run.
+#[derive(Clone)]
 pub struct CodeBindingNamespace {
     global: String,
-    functions: BTreeMap<String, CodeBindingFunction>,
+    functions: Functions,
 }
+
+/// The functions of a namespace.
+#[derive(Clone)]
+enum Functions {
+    /// A function a name.
+    Each(BTreeMap<String, CodeBindingFunction>),
+    /// Every name of a fixed list, answered by one handler.
+    Dispatched(CodeBindingNames, Handler),
+}
+
+/// A dispatched namespace's handler: told the name called and the argument.
+type Handler = Arc<dyn Fn(&str, Value) -> BoxFuture<'static, BindingResult> + Send + Sync>;
 
 impl CodeBindingNamespace {
     /// An empty namespace exposed as the global `global`, which must be a
@@ -137,7 +155,41 @@ impl CodeBindingNamespace {
     pub fn new(global: impl Into<String>) -> Self {
         Self {
             global: global.into(),
-            functions: BTreeMap::new(),
+            functions: Functions::Each(BTreeMap::new()),
+        }
+    }
+
+    /// A namespace of every name in `names`, under its global, whose calls
+    /// all go to `handler` with the name called and the argument.
+    ///
+    /// `names` is made once and shared (cloning it is cheap), and what the
+    /// guest is sent for it is worked out at its first run and kept: a run
+    /// given a registry of 10,000 tools this way makes one handler, where
+    /// [`function`](Self::function) made 10,000 functions and a map of
+    /// them for every run.
+    ///
+    /// ```
+    /// use coderun_runtime::{BindingError, CodeBindingNames, CodeBindingNamespace};
+    ///
+    /// let names = CodeBindingNames::new("tools", ["search", "fetch"]);
+    /// // For each run, a handler that may hold what belongs to the run.
+    /// let tools = CodeBindingNamespace::dispatch(&names, |name, args| {
+    ///     let name = name.to_owned();
+    ///     async move { Err(BindingError::new(format!("{name} is not wired up: {args}"))) }
+    /// });
+    /// assert_eq!(tools.names().collect::<Vec<_>>(), ["fetch", "search"]);
+    /// ```
+    pub fn dispatch<F, Fut>(names: &CodeBindingNames, handler: F) -> Self
+    where
+        F: Fn(&str, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = BindingResult> + Send + 'static,
+    {
+        Self {
+            global: names.global().to_owned(),
+            functions: Functions::Dispatched(
+                names.clone(),
+                Arc::new(move |name, args| handler(name, args).boxed()),
+            ),
         }
     }
 
@@ -147,14 +199,28 @@ impl CodeBindingNamespace {
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = BindingResult> + Send + 'static,
     {
-        self.functions
-            .insert(name.into(), CodeBindingFunction::new(f));
+        self.insert(name, CodeBindingFunction::new(f));
         self
     }
 
-    /// Adds (or replaces) an already wrapped function.
+    /// Adds (or replaces) an already wrapped function. In a namespace made
+    /// by [`dispatch`](Self::dispatch), each of its names becomes a
+    /// function of its own first, calling the handler.
     pub fn insert(&mut self, name: impl Into<String>, function: CodeBindingFunction) {
-        self.functions.insert(name.into(), function);
+        let empty = Functions::Each(BTreeMap::new());
+        let mut each = match std::mem::replace(&mut self.functions, empty) {
+            Functions::Each(each) => each,
+            Functions::Dispatched(names, handler) => names
+                .names()
+                .map(|name| {
+                    let (handler, called) = (Arc::clone(&handler), name.to_owned());
+                    let function = CodeBindingFunction::new(move |args| handler(&called, args));
+                    (name.to_owned(), function)
+                })
+                .collect(),
+        };
+        each.insert(name.into(), function);
+        self.functions = Functions::Each(each);
     }
 
     /// The global identifier.
@@ -162,9 +228,125 @@ impl CodeBindingNamespace {
         &self.global
     }
 
-    /// The functions, by name.
-    pub fn functions(&self) -> &BTreeMap<String, CodeBindingFunction> {
-        &self.functions
+    /// The functions' names, in the order the guest indexes them (by their
+    /// bytes).
+    pub fn names(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match &self.functions {
+            Functions::Each(each) => Box::new(each.keys().map(String::as_str)),
+            Functions::Dispatched(names, _) => Box::new(names.names()),
+        }
+    }
+}
+
+impl fmt::Debug for CodeBindingNamespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CodeBindingNamespace")
+            .field("global", &self.global)
+            .field("functions", &self.names().count())
+            .finish()
+    }
+}
+
+/// The global and the function names of a namespace that one handler
+/// answers ([`CodeBindingNamespace::dispatch`]): a registry's tools, fixed
+/// once and shared by every run that binds them. Cloning it is cheap.
+#[derive(Clone)]
+pub struct CodeBindingNames {
+    inner: Arc<NamesInner>,
+}
+
+struct NamesInner {
+    global: String,
+    /// Sorted by their bytes, each once: the order the guest indexes them.
+    names: Vec<String>,
+    /// What the guest is sent, worked out at the first run.
+    declared: OnceLock<Result<Namespace, MisuseError>>,
+}
+
+impl CodeBindingNames {
+    /// The names under `global` (checked when a run starts, as
+    /// [`CodeBindingNamespace::new`]'s is); a name given twice is one
+    /// function.
+    pub fn new<S: Into<String>>(
+        global: impl Into<String>,
+        names: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let mut names: Vec<String> = names.into_iter().map(Into::into).collect();
+        names.sort_unstable();
+        names.dedup();
+        Self {
+            inner: Arc::new(NamesInner {
+                global: global.into(),
+                names,
+                declared: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The global identifier.
+    pub fn global(&self) -> &str {
+        &self.inner.global
+    }
+
+    /// The names, by their bytes.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.inner.names.iter().map(String::as_str)
+    }
+
+    /// What the guest is told about these names.
+    fn declared(&self) -> Result<&Namespace, MisuseError> {
+        let inner = &self.inner;
+        inner
+            .declared
+            .get_or_init(|| declare(&inner.global, inner.names.iter().map(String::as_str)))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl fmt::Debug for CodeBindingNames {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CodeBindingNames")
+            .field("global", &self.inner.global)
+            .field("names", &self.inner.names.len())
+            .finish()
+    }
+}
+
+/// The functions behind one namespace's bindings, in the order the guest
+/// indexes them.
+pub(crate) enum Callees {
+    Each(Vec<CodeBindingFunction>),
+    Dispatched(Handler),
+}
+
+impl Callees {
+    /// Whether the namespace has a function `index` (of the names the
+    /// guest was sent).
+    pub(crate) fn has(&self, index: usize) -> bool {
+        match self {
+            Self::Each(functions) => index < functions.len(),
+            Self::Dispatched(_) => true,
+        }
+    }
+
+    /// Calls function `index`, named `name`.
+    pub(crate) fn call(
+        &self,
+        index: usize,
+        name: &str,
+        args: Value,
+    ) -> BoxFuture<'static, BindingResult> {
+        match self {
+            Self::Each(functions) => match functions.get(index) {
+                Some(function) => function.call(args),
+                None => futures::future::ready(Err(BindingError::new(format!(
+                    "the run has no binding {name:?}"
+                ))))
+                .boxed(),
+            },
+            Self::Dispatched(handler) => handler(name, args),
+        }
     }
 }
 
@@ -303,7 +485,7 @@ pub(crate) struct BindingPlan {
     /// Shared by the guest's call and the run's calls (which name each
     /// binding from them), not copied.
     pub(crate) namespaces: Arc<[Namespace]>,
-    pub(crate) functions: Vec<Vec<CodeBindingFunction>>,
+    pub(crate) functions: Vec<Callees>,
 }
 
 /// The namespaces and function names, as a record keeps them.
@@ -374,36 +556,52 @@ pub(crate) fn plan(bindings: &[CodeBindingNamespace]) -> Result<BindingPlan, Mis
                 global: crate::output::shorten(global, 128),
             });
         }
-        let declared = binding.functions();
-        let mut names = String::with_capacity(declared.keys().map(String::len).sum());
-        let mut ends = Vec::with_capacity(declared.len());
-        let mut labels = Vec::new();
-        for (index, name) in declared.keys().enumerate() {
-            names.push_str(name);
-            let end =
-                u32::try_from(names.len()).map_err(|_| MisuseError::InvalidBindingGlobal {
-                    global: crate::output::shorten(global, 128),
-                    reason: "its functions' names add up to more than 4 GiB",
-                })?;
-            ends.push(end);
-            if !is_identifier(name) {
-                labels.push(Label {
-                    function: index as u32,
-                    label: property_access(global, name),
-                });
+        match &binding.functions {
+            Functions::Each(each) => {
+                namespaces.push(declare(global, each.keys().map(String::as_str))?);
+                functions.push(Callees::Each(each.values().cloned().collect()));
+            }
+            Functions::Dispatched(names, handler) => {
+                namespaces.push(names.declared()?.clone());
+                functions.push(Callees::Dispatched(Arc::clone(handler)));
             }
         }
-        namespaces.push(Namespace {
-            global: global.to_owned(),
-            names,
-            ends,
-            labels,
-        });
-        functions.push(binding.functions().values().cloned().collect());
     }
     Ok(BindingPlan {
         namespaces: namespaces.into(),
         functions,
+    })
+}
+
+/// What the guest is told about a namespace of `names` (in the order it
+/// indexes them) under `global`: the names as one string with their
+/// ends, and the labels of those that are not identifiers.
+fn declare<'a>(
+    global: &str,
+    declared: impl ExactSizeIterator<Item = &'a str> + Clone,
+) -> Result<Namespace, MisuseError> {
+    let mut names = String::with_capacity(declared.clone().map(str::len).sum());
+    let mut ends = Vec::with_capacity(declared.len());
+    let mut labels = Vec::new();
+    for (index, name) in declared.enumerate() {
+        names.push_str(name);
+        let end = u32::try_from(names.len()).map_err(|_| MisuseError::InvalidBindingGlobal {
+            global: crate::output::shorten(global, 128),
+            reason: "its functions' names add up to more than 4 GiB",
+        })?;
+        ends.push(end);
+        if !is_identifier(name) {
+            labels.push(Label {
+                function: index as u32,
+                label: property_access(global, name),
+            });
+        }
+    }
+    Ok(Namespace {
+        global: global.to_owned(),
+        names,
+        ends,
+        labels,
     })
 }
 
@@ -479,7 +677,7 @@ mod tests {
             });
         let plan = plan(std::slice::from_ref(&namespace)).expect("a valid namespace");
         let sent = &plan.namespaces[0];
-        let declared: Vec<&str> = namespace.functions().keys().map(String::as_str).collect();
+        let declared: Vec<&str> = namespace.names().collect();
         assert_eq!(sent.ends.len(), declared.len());
         for (index, name) in declared.iter().enumerate() {
             assert_eq!(function_name(sent, index), Some(*name), "name {index}");

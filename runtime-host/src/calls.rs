@@ -28,7 +28,7 @@ use futures::FutureExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::bindings::{self, BindingResult, CodeBindingFunction};
+use crate::bindings::{self, BindingResult, Callees};
 use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
 use crate::durable::{CallOutcome, Delivery, Divergence, Interruption, Ledger};
@@ -86,8 +86,8 @@ pub(crate) struct Calls {
     /// messages name each binding. Shared with the run's plan, not copied
     /// binding by binding on every run.
     names: Arc<[Namespace]>,
-    /// `functions[namespace][function]`, in the same order.
-    functions: Vec<Vec<CodeBindingFunction>>,
+    /// Each namespace's functions, in the same order.
+    functions: Vec<Callees>,
     ledger: Ledger,
     clock: RunClock,
     next_id: u64,
@@ -119,7 +119,7 @@ impl Calls {
     pub(crate) fn new(
         config: &RuntimeConfig,
         names: Arc<[Namespace]>,
-        functions: Vec<Vec<CodeBindingFunction>>,
+        functions: Vec<Callees>,
         ledger: Ledger,
         clock: RunClock,
         egress: RunEgress,
@@ -310,11 +310,10 @@ impl Host for RunState {
         let calls = &mut self.calls;
         let found = calls.names.get(namespace as usize).and_then(|names| {
             let name = bindings::function_name(names, function as usize)?;
-            let called = calls
-                .functions
-                .get(namespace as usize)?
-                .get(function as usize)?;
-            Some((names, name, called))
+            let called = calls.functions.get(namespace as usize)?;
+            called
+                .has(function as usize)
+                .then_some((names, name, called))
         });
         let Some((names, name, called)) = found else {
             return Err(ProtocolViolation(format!(
@@ -356,7 +355,9 @@ impl Host for RunState {
         // A panicking binding is a host bug, but it must not leave the
         // program waiting forever or take the run down with it.
         let panicked = || Err("the binding panicked".into());
-        let mut call = match std::panic::catch_unwind(AssertUnwindSafe(|| called.call(args))) {
+        let mut call = match std::panic::catch_unwind(AssertUnwindSafe(|| {
+            called.call(function as usize, name, args)
+        })) {
             Ok(call) => AssertUnwindSafe(call)
                 .catch_unwind()
                 .map(move |result| result.unwrap_or_else(|_| panicked()))

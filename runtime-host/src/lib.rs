@@ -160,8 +160,8 @@ pub mod __internals {
 
 pub use abort::{AbortController, AbortSignal};
 pub use bindings::{
-    BindingError, BindingResult, CodeBindingFunction, CodeBindingNamespace, is_identifier,
-    is_reserved_word, property_access, string_literal,
+    BindingError, BindingResult, CodeBindingFunction, CodeBindingNames, CodeBindingNamespace,
+    is_identifier, is_reserved_word, property_access, string_literal,
 };
 pub use clock::Clock;
 pub use config::RuntimeConfig;

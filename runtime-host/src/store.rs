@@ -11,7 +11,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use rand::SeedableRng as _;
 use rand::rngs::StdRng;
 
-use crate::bindings::CodeBindingFunction;
+use crate::bindings::Callees;
 use crate::calls::Calls;
 use crate::clock::RunClock;
 use crate::config::RuntimeConfig;
@@ -41,7 +41,7 @@ impl RunState {
     pub(crate) fn new(
         config: &RuntimeConfig,
         limiter: MemoryLimiter,
-        (namespaces, functions): (Arc<[Namespace]>, Vec<Vec<CodeBindingFunction>>),
+        (namespaces, functions): (Arc<[Namespace]>, Vec<Callees>),
         (ledger, clock, seed): (Ledger, RunClock, u64),
         egress: RunEgress,
     ) -> Self {

@@ -1,9 +1,11 @@
 //! A registry's bindings: what installing them costs every run, functions
-//! made when the program first reads them, and the names messages give
-//! them.
+//! made when the program first reads them, the names messages give them,
+//! and namespaces whose names one handler answers.
+
+use coderun_runtime::CodeBindingNames;
+use serde_json::{Value, json};
 
 use super::*;
-use serde_json::json;
 
 /// Installing bindings costs a bounded amount of fuel per binding, on
 /// every run (a registry of many tools pays it each time): about 1,080
@@ -153,4 +155,102 @@ async fn rejections_name_their_binding_as_the_program_would_write_it() {
         ]),
     )
     .await;
+}
+
+/// The program that calls every function of `tools` with a number, and
+/// then with a BigInt (which no JSON carries, so the call rejects naming
+/// its binding), and returns what each gave.
+const CALLS_EVERY_TOOL: &str = r#"
+    const answers = [];
+    for (const name of Object.keys(tools)) {
+        answers.push(await tools[name](1));
+        try { await tools[name](1n); }
+        catch (e) { answers.push(e.message.slice(0, e.message.indexOf(' is not'))); }
+    }
+    return answers;
+"#;
+
+/// A namespace made by `dispatch` is a namespace of its names, each once,
+/// in the order of their bytes, whose calls reach the run's handler with
+/// the name called; rejections name them as the program writes them. Two
+/// runs share the names (what the guest is sent is worked out once) and
+/// each reaches its own handler.
+#[tokio::test]
+async fn a_dispatched_namespace_calls_its_handler_with_the_name_called() {
+    let names = CodeBindingNames::new(
+        "tools",
+        ["search", "my-tool", "delete", "日本", "a\0b", "search"],
+    );
+    for run in ["first", "second"] {
+        let tools = CodeBindingNamespace::dispatch(&names, move |name, args| {
+            let answer = json!({ "run": run, "name": name, "args": args });
+            async move { Ok(answer) }
+        });
+        let expected: Vec<Value> = ["a\0b", "delete", "my-tool", "search", "日本"]
+            .into_iter()
+            .flat_map(|name| {
+                let label = coderun_runtime::property_access("tools", name);
+                [
+                    json!({ "run": run, "name": name, "args": 1 }),
+                    json!(format!("the argument of {label}")),
+                ]
+            })
+            .collect();
+        returns(
+            CodeRunRequest::new(CALLS_EVERY_TOOL).binding(tools),
+            json!(expected),
+        )
+        .await;
+    }
+}
+
+/// A function added to a namespace made by `dispatch` joins its names or
+/// replaces one; the other names still reach the handler.
+#[tokio::test]
+async fn a_function_added_to_a_dispatched_namespace_joins_its_names() {
+    let names = CodeBindingNames::new("tools", ["a", "b"]);
+    let mut tools = CodeBindingNamespace::dispatch(&names, |name, _| {
+        let answer = json!(format!("handler: {name}"));
+        async move { Ok(answer) }
+    })
+    .function("c", |_| async { Ok(json!("c itself")) });
+    tools.insert(
+        "a",
+        coderun_runtime::CodeBindingFunction::new(|_| async { Ok(json!("a itself")) }),
+    );
+    assert_eq!(tools.names().collect::<Vec<_>>(), ["a", "b", "c"]);
+    returns(
+        CodeRunRequest::new("return [await tools.a(), await tools.b(), await tools.c()]")
+            .binding(tools),
+        json!(["a itself", "handler: b", "c itself"]),
+    )
+    .await;
+}
+
+/// A run given a dispatched namespace records its calls by name, and the
+/// record replays with no handler at all.
+#[tokio::test]
+async fn a_dispatched_namespace_records_and_replays() {
+    let names = CodeBindingNames::new("tools", ["double", "my-tool"]);
+    let tools = CodeBindingNamespace::dispatch(&names, |name, args| {
+        let answer = match (name, args.as_i64()) {
+            ("double", Some(n)) => Ok(json!(2 * n)),
+            _ => Err(coderun_runtime::BindingError::new(format!(
+                "{name} takes a number"
+            ))),
+        };
+        async move { answer }
+    });
+    let program = r#"
+        const doubled = await tools.double(21);
+        const refused = await tools["my-tool"]("x").catch((e) => e.message);
+        return { doubled, refused };
+    "#;
+    let recorded = run_request(CodeRunRequest::new(program).binding(tools).record(true)).await;
+    assert_ok(&recorded);
+    let expected = json!({ "doubled": 42, "refused": "my-tool takes a number" });
+    assert_eq!(recorded.value, Some(expected.clone()));
+    let record = recorded.record.expect("a record");
+    assert_eq!(record.calls.len(), 2);
+    returns(CodeRunRequest::replay(*record), expected).await;
 }

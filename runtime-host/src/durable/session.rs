@@ -193,7 +193,7 @@ fn recorded_bindings(bindings: &[CodeBindingNamespace]) -> Vec<RecordedNamespace
         .iter()
         .map(|namespace| RecordedNamespace {
             global: namespace.global().to_owned(),
-            functions: namespace.functions().keys().cloned().collect(),
+            functions: namespace.names().map(str::to_owned).collect(),
         })
         .collect()
 }
