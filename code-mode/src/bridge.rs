@@ -35,8 +35,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use coderun_runtime::{
-    AbortController, AbortSignal, BindingError, BindingResult, CodeBindingFunction,
-    CodeBindingNamespace, CodeRunRequest, Continuation,
+    AbortController, AbortSignal, BindingError, BindingResult, CodeBindingNamespace,
+    CodeRunRequest, Continuation,
 };
 use serde_json::Value;
 use tokio::sync::{Notify, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -279,46 +279,42 @@ impl Run {
     }
 
     /// The `tools` global: every registry tool, calling back into this run,
-    /// and the discovery functions the preamble adapts.
+    /// and the discovery functions the preamble adapts. Its names are the
+    /// registry's, made once; the run makes only its handler.
     fn namespace(self: &Arc<Self>) -> CodeBindingNamespace {
-        let mut namespace = CodeBindingNamespace::new(TOOLS_GLOBAL);
-        for name in [SEARCH, DESCRIBE, UNKNOWN] {
-            let registry = self.registry.clone();
-            namespace.insert(
-                name,
-                CodeBindingFunction::new(move |arguments| {
-                    // Off the executor: the work is bounded by the catalog's
-                    // caps, but a run calling it in a loop must not delay
-                    // other runs' tasks on the same worker threads.
-                    let registry = registry.clone();
-                    let answer = tokio::task::spawn_blocking(move || match name {
-                        SEARCH => discovery::search(&registry, &arguments),
-                        DESCRIBE => discovery::describe(&registry, &arguments),
-                        _ => Err(discovery::unknown(&registry, &arguments)),
-                    });
-                    async move {
-                        answer
-                            .await
-                            .map_err(|error| format!("{name} failed on the host: {error}"))
-                            .and_then(|answer| answer)
-                            .map_err(BindingError::new)
+        let run = Arc::clone(self);
+        CodeBindingNamespace::dispatch(self.registry.binding_names(), move |name, arguments| {
+            let (run, name) = (Arc::clone(&run), name.to_owned());
+            async move {
+                match name.as_str() {
+                    // A tool may have a discovery function's name: the tool
+                    // is the one called.
+                    SEARCH | DESCRIBE | UNKNOWN if run.registry.tool(&name).is_none() => {
+                        run.discover(&name, arguments).await
                     }
-                }),
-            );
-        }
-        for tool in self.registry.tools() {
-            let run = Arc::clone(self);
-            let name = tool.name().to_owned();
-            namespace.insert(
-                tool.name(),
-                CodeBindingFunction::new(move |arguments| {
-                    let run = Arc::clone(&run);
-                    let name = name.clone();
-                    async move { run.call(&name, arguments).await }
-                }),
-            );
-        }
-        namespace
+                    _ => run.call(&name, arguments).await,
+                }
+            }
+        })
+    }
+
+    /// A call of a discovery function, `name`.
+    async fn discover(&self, name: &str, arguments: Value) -> BindingResult {
+        // Off the executor: the work is bounded by the catalog's caps, but
+        // a run calling it in a loop must not delay other runs' tasks on
+        // the same worker threads.
+        let registry = self.registry.clone();
+        let called = name.to_owned();
+        let answer = tokio::task::spawn_blocking(move || match called.as_str() {
+            SEARCH => discovery::search(&registry, &arguments),
+            DESCRIBE => discovery::describe(&registry, &arguments),
+            _ => Err(discovery::unknown(&registry, &arguments)),
+        });
+        answer
+            .await
+            .map_err(|error| format!("{name} failed on the host: {error}"))
+            .and_then(|answer| answer)
+            .map_err(BindingError::new)
     }
 
     /// One call the program made; see the module docs.

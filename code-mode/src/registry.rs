@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
-use coderun_runtime::{CodeRuntime, Continuation};
+use coderun_runtime::{CodeBindingNames, CodeRuntime, Continuation};
 
 mod dispatch;
 mod paused;
@@ -17,11 +17,12 @@ pub(crate) use self::dispatch::{Dispatch, Gate};
 use self::paused::PausedRuns;
 use crate::catalog::Catalog;
 use crate::disclosure::{DEFAULT_MAX_SDK_BYTES, DEFAULT_SDK_BUDGET, Disclosure};
-use crate::discovery::PREAMBLE;
+use crate::discovery::{DESCRIBE, PREAMBLE, SEARCH, UNKNOWN};
 use crate::events::{DispatchEvent, EventSink};
 use crate::globals::HostGlobal;
 use crate::hooks::{self, HookDecision, PostExecuteHook, PreExecuteHook};
 use crate::mode::Mode;
+use crate::sdk::TOOLS_GLOBAL;
 use crate::tool::{Tool, ToolCall, ToolResult};
 
 /// A tool can not be added to a registry.
@@ -77,6 +78,10 @@ struct Inner {
     preamble: String,
     /// The search index of `tools`, built on first use after a change.
     catalog: OnceLock<Arc<Catalog>>,
+    /// The names of the `tools` global's functions (the tools and the
+    /// discovery functions), for every run's namespace: made on first use
+    /// after a change, and what the guest is sent for them with it.
+    binding_names: OnceLock<CodeBindingNames>,
     /// Shared by every clone, before and after a change.
     paused: Arc<PausedRuns>,
 }
@@ -103,6 +108,7 @@ impl Default for Inner {
             max_sdk_bytes: DEFAULT_MAX_SDK_BYTES,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             catalog: OnceLock::new(),
+            binding_names: OnceLock::new(),
             paused: Arc::default(),
         }
     }
@@ -122,6 +128,7 @@ impl ToolRegistry {
     fn inner_mut(&mut self) -> &mut Inner {
         let inner = Arc::make_mut(&mut self.inner);
         inner.catalog = OnceLock::new();
+        inner.binding_names = OnceLock::new();
         inner
     }
 
@@ -255,6 +262,16 @@ impl ToolRegistry {
                 .catalog
                 .get_or_init(|| Arc::new(Catalog::new(&self.inner.tools))),
         )
+    }
+
+    /// The names of the `tools` global's functions: every tool's, and the
+    /// discovery functions'.
+    pub(crate) fn binding_names(&self) -> &CodeBindingNames {
+        self.inner.binding_names.get_or_init(|| {
+            let tools = self.inner.tools.iter().map(Tool::name);
+            let discovery = [SEARCH, DESCRIBE, UNKNOWN];
+            CodeBindingNames::new(TOOLS_GLOBAL, tools.chain(discovery))
+        })
     }
 
     /// Sets the runtime `run_code` programs run on. Modes other than
