@@ -286,12 +286,10 @@ impl Run {
         CodeBindingNamespace::dispatch(self.registry.binding_names(), move |name, arguments| {
             let (run, name) = (Arc::clone(&run), name.to_owned());
             async move {
+                // No tool has a discovery function's name: the modes that
+                // run programs refuse a registry with one.
                 match name.as_str() {
-                    // A tool may have a discovery function's name: the tool
-                    // is the one called.
-                    SEARCH | DESCRIBE | UNKNOWN if run.registry.tool(&name).is_none() => {
-                        run.discover(&name, arguments).await
-                    }
+                    SEARCH | DESCRIBE | UNKNOWN => run.discover(&name, arguments).await,
                     _ => run.call(&name, arguments).await,
                 }
             }

@@ -385,3 +385,38 @@ async fn long_results_are_summarised_in_events() {
     let kept = MAX_SUMMARY_BYTES - "…".len();
     assert_eq!(summary, &format!("{}…", "x".repeat(kept)));
 }
+
+/// The `tools` global is the registry's tools as they are when the run
+/// starts (its names are kept between runs, and made again after a
+/// change), beside the discovery functions.
+#[tokio::test]
+async fn the_tools_global_follows_the_registry_as_it_changes() {
+    let (registry, _) = code_registry([text_tool("alpha", "a")]);
+    let program = "return { names: Object.keys(tools), alpha: await tools.alpha({}), \
+                   described: (await tools.$describe('alpha')).name, \
+                   found: (await tools.$search('alpha')).map((hit) => hit.name) };";
+    let before = returned(&run_code(&registry, program).await);
+    assert_eq!(before["names"], json!(["$describe", "$search", "alpha"]));
+    assert_eq!(before["alpha"], "a");
+    assert_eq!(before["described"], "alpha");
+    assert_eq!(before["found"], json!(["alpha"]));
+    let mut changed = registry.clone();
+    changed
+        .register(text_tool("beta", "b"))
+        .expect("a new name");
+    let program = "return { names: Object.keys(tools), beta: await tools.beta({}), \
+                   found: (await tools.$search('beta')).map((hit) => hit.name) };";
+    let after = returned(&run_code(&changed, program).await);
+    assert_eq!(
+        after["names"],
+        json!(["$describe", "$search", "alpha", "beta"])
+    );
+    assert_eq!(after["beta"], "b");
+    assert_eq!(after["found"], json!(["beta"]));
+    // The registry it was cloned from is as it was.
+    let program = "return Object.keys(tools);";
+    assert_eq!(
+        returned(&run_code(&registry, program).await),
+        json!(["$describe", "$search", "alpha"])
+    );
+}
