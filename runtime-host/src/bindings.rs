@@ -532,14 +532,10 @@ pub(crate) fn recorded_namespaces(recorded: &[RecordedNamespace]) -> Vec<CodeBin
     recorded
         .iter()
         .map(|namespace| {
-            namespace.functions.iter().fold(
-                CodeBindingNamespace::new(namespace.global.clone()),
-                |bindings, name| {
-                    bindings.function(name.clone(), |_| async {
-                        Err(BindingError::new("a replay calls no binding"))
-                    })
-                },
-            )
+            let names = CodeBindingNames::new(namespace.global.clone(), &namespace.functions);
+            CodeBindingNamespace::dispatch(&names, |_, _| async {
+                Err(BindingError::new("a replay calls no binding"))
+            })
         })
         .collect()
 }
