@@ -37,7 +37,9 @@
 //!   object of async functions with a null prototype. Arguments reach the
 //!   host as JSON; a value JSON cannot carry rejects that one call inside the
 //!   program. Calls overlap (`Promise.all`) and run on tokio while the
-//!   program keeps going.
+//!   program keeps going. A registry bound to every run is made once as
+//!   [`CodeBindingNames`] and bound with [`CodeBindingNamespace::dispatch`]:
+//!   one handler a run, told the name called.
 //! - **Failures** ([`CodeRunFailure`], [`FailureKind`]): `exception`,
 //!   `timeout` (fuel or wall clock, named), `abort` (with the signal's
 //!   reason), `worker-exit` (memory cap, trap).
