@@ -321,8 +321,9 @@ pub(crate) enum Callees {
 }
 
 impl Callees {
-    /// Whether the namespace has a function `index` (of the names the
-    /// guest was sent).
+    /// Whether the namespace has a function `index` of the names the guest
+    /// was sent (the caller has found that name): a dispatched namespace's
+    /// handler answers every one of them.
     pub(crate) fn has(&self, index: usize) -> bool {
         match self {
             Self::Each(functions) => index < functions.len(),
