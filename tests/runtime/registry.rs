@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::*;
 
 /// Installing bindings costs a bounded amount of fuel per binding, on
-/// every run (a registry of many tools pays it each time): about 1,080
+/// every run (a registry of many tools pays it each time): about 1,050
 /// units for each of 100, each function made only when the program first
 /// reads it, the namespace's object sized for its functions at once, the
 /// names sent as one string with a label only for a name that is not an
