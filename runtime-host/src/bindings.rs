@@ -321,17 +321,9 @@ pub(crate) enum Callees {
 }
 
 impl Callees {
-    /// Whether the namespace has a function `index` of the names the guest
-    /// was sent (the caller has found that name): a dispatched namespace's
-    /// handler answers every one of them.
-    pub(crate) fn has(&self, index: usize) -> bool {
-        match self {
-            Self::Each(functions) => index < functions.len(),
-            Self::Dispatched(_) => true,
-        }
-    }
-
-    /// Calls function `index`, named `name`.
+    /// Calls function `index`, named `name` (one of the names the guest was
+    /// sent: made from the same map as they were, an `Each` has a function
+    /// for each).
     pub(crate) fn call(
         &self,
         index: usize,
@@ -514,19 +506,6 @@ pub(crate) fn function_name(namespace: &Namespace, index: usize) -> Option<&str>
     namespace.names.get(start..end)
 }
 
-/// How messages name `namespace`'s function `index`, called `name`: the
-/// label the guest was sent, or, where none was (its name is an
-/// identifier), the global, a dot and the name.
-pub(crate) fn function_label(namespace: &Namespace, index: usize, name: &str) -> String {
-    match namespace
-        .labels
-        .binary_search_by_key(&index, |label| label.function as usize)
-    {
-        Ok(at) => namespace.labels[at].label.clone(),
-        Err(_) => format!("{}.{name}", namespace.global),
-    }
-}
-
 /// Namespaces with the recorded globals and function names, for a replay:
 /// the record answers every call, so no function is ever called.
 pub(crate) fn recorded_namespaces(recorded: &[RecordedNamespace]) -> Vec<CodeBindingNamespace> {
@@ -678,16 +657,18 @@ mod tests {
         assert_eq!(sent.ends.len(), declared.len());
         for (index, name) in declared.iter().enumerate() {
             assert_eq!(function_name(sent, index), Some(*name), "name {index}");
-            assert_eq!(
-                function_label(sent, index, name),
-                property_access("tools", name),
-                "label {index}"
-            );
         }
         assert_eq!(function_name(sent, declared.len()), None);
-        let labelled: Vec<u32> = sent.labels.iter().map(|label| label.function).collect();
-        let expected: Vec<u32> = (0..declared.len() as u32)
-            .filter(|&index| !is_identifier(declared[index as usize]))
+        let labelled: Vec<(u32, String)> = sent
+            .labels
+            .iter()
+            .map(|label| (label.function, label.label.clone()))
+            .collect();
+        let expected: Vec<(u32, String)> = declared
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| !is_identifier(name))
+            .map(|(index, name)| (index as u32, property_access("tools", name)))
             .collect();
         assert_eq!(
             labelled, expected,

@@ -310,10 +310,7 @@ impl Host for RunState {
         let calls = &mut self.calls;
         let found = calls.names.get(namespace as usize).and_then(|names| {
             let name = bindings::function_name(names, function as usize)?;
-            let called = calls.functions.get(namespace as usize)?;
-            called
-                .has(function as usize)
-                .then_some((names, name, called))
+            Some((names, name, calls.functions.get(namespace as usize)?))
         });
         let Some((names, name, called)) = found else {
             return Err(ProtocolViolation(format!(
@@ -337,7 +334,7 @@ impl Host for RunState {
             Err(error) => return Ok(Err(format!("the argument cannot be sent: {error}"))),
         };
         let id = calls.next_id;
-        let label = || bindings::function_label(names, function as usize, name);
+        let label = || bindings::property_access(&names.global, name);
         let names = (names.global.as_str(), name, &label as &dyn Fn() -> String);
         let delivery = calls.ledger.start(id, names, &args, args_json.len())?;
         calls.next_id += 1;
