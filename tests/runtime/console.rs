@@ -102,6 +102,29 @@ async fn logging_primitives_costs_little_more_than_calling_a_function() {
     assert_eq!(result.logs[0].text, "-0 1.5 true undefined 10n null NaN");
 }
 
+/// An array of numbers on a console line is laid out in Node's columns
+/// from its numbers' texts, each written once in a loop of their own
+/// (`render/numbers.rs`): the benchmark's 10,000 numbers, of which a line
+/// shows 100, cost at most 90 units of fuel per byte of the line (about
+/// 73; 120 while each number was an entry of the general layout). The
+/// text is the JavaScript renderer's.
+#[tokio::test]
+async fn logging_an_array_of_numbers_formats_each_shown_number_once() {
+    let build = "const a = []; for (let i = 0; i < 10000; i++) a.push(i % 7 ? i * 1.5 : i);";
+    let built = run(&format!("{build} return a.length;")).await;
+    let logged = run(&format!("{build} console.log(a); return a.length;")).await;
+    let javascript =
+        run(&format!("{JAVASCRIPT_RENDERER}{build} console.log(a); return a.length;")).await;
+    assert_ok(&logged);
+    assert_ok(&javascript);
+    let text = &logged.logs[0].text;
+    assert_eq!(*text, javascript.logs[0].text);
+    assert!(text.ends_with(",\n  ... 9900 more items\n]"), "{text}");
+    let per_byte = (logged.fuel_consumed - built.fuel_consumed) / text.len() as u64;
+    eprintln!("logging numbers: {per_byte} fuel per byte of the line");
+    assert!(per_byte <= 90, "logging cost {per_byte} fuel per byte");
+}
+
 /// The native line and `format` in JavaScript print the same text: each
 /// list of arguments is logged outside a group (natively, when it holds
 /// only primitives) and inside one (always through `format`, then

@@ -283,23 +283,22 @@ impl Renderer<'_, '_> {
             }
             let recurse = recurse + 1.0;
             self.current_depth = recurse;
+            // An array of numbers (one that starts with one, most likely)
+            // long enough to be grouped into columns.
+            // SAFETY: reading a value's tag.
             if elements.len() >= GROUPED
-                && self.numbers.is_some()
-                && let Some(span) = self.number_columns(value, elements.len())
+                && unsafe {
+                    matches!(
+                        qjs::JS_VALUE_GET_NORM_TAG(elements[0]),
+                        qjs::JS_TAG_INT | qjs::JS_TAG_FLOAT64
+                    )
+                }
+                && let Some(span) = self.number_columns(value, elements)
             {
                 self.entries[depth] = output;
                 return Some(span);
             }
-            // `max(0).min(len)` by comparisons: wasm has no instruction
-            // for `f64::max`'s NaN rule, which is a call to libm's `fmax`
-            // (a NaN limit shows no element either way).
-            let max = self.options.max_array_length;
-            let len = elements.len() as f64;
-            let limit = if max > 0.0 {
-                if max < len { max } else { len }
-            } else {
-                0.0
-            } as usize;
+            let limit = self.shown(elements.len());
             let mut complete = true;
             // Up to six elements (never grouped into columns), written
             // joined for one line as they come (see `reduce`).

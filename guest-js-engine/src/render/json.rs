@@ -292,7 +292,7 @@ fn json_array(
 /// each. Out of line, so that the walk over an array of other values stays
 /// as small as it was.
 #[inline(never)]
-fn leading_numbers(
+pub(super) fn leading_numbers(
     elements: &[qjs::JSValue],
     out: &mut Out,
     noting: Option<&mut NumberArrays>,
