@@ -58,20 +58,19 @@ impl Inspect {
     }
 }
 
-/// The buffer a console argument is first given, in bytes.
-const CONSOLE_BYTES: usize = 256;
-
 /// An object as `console.log` writes it (`format`'s `inspect(arg,
-/// undefined, room)`), when it is plain data: its text and its length in
-/// UTF-16 units (its span's: the buffer's own count leaves out what the
-/// layout adds). `None` where `inspectPlain` declines it. The caller has
+/// undefined, room)`), when it is plain data, written at the end of the
+/// line `out` holds: its length in UTF-16 units (its span's: the buffer's
+/// own count leaves out what the layout adds). `None` where `inspectPlain`
+/// declines it, with `out` holding what was written of it. The caller has
 /// checked the prototypes ([`pristine_raw`]).
 #[inline(never)]
 pub(super) fn console_object(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
     room: f64,
-) -> Option<(String, usize)> {
+    out: &mut Out,
+) -> Option<usize> {
     let options = Inspect::console(room);
     let mut renderer = Renderer {
         ctx,
@@ -82,14 +81,13 @@ pub(super) fn console_object(
         options: &options,
         walk: Walk::default(),
         entries: Vec::new(),
-        // Most lines are short: room for one without growing it.
-        out: Out {
-            buf: String::with_capacity(CONSOLE_BYTES),
-            ..Out::default()
-        },
+        // The layout places text by where it lies in the buffer, so the
+        // object is written after the line's text, not copied there.
+        out: std::mem::take(out),
     };
-    let span = renderer.value(value, 0.0)?;
-    Some((renderer.out.buf, span.units))
+    let span = renderer.value(value, 0.0);
+    *out = renderer.out;
+    span.map(|span| span.units)
 }
 
 /// `value` as `formatValue(ctx, value, recurseTimes)` writes it, when it is

@@ -18,6 +18,9 @@ use super::values::{Kind, kind, plain_array, pristine_raw};
 /// shares out among the arguments.
 const ROOM: f64 = (1u32 << 20) as f64;
 
+/// The room a line holding an object is first given, in bytes.
+const LINE_BYTES: usize = 256;
+
 /// The line `format(data)` gives, when `data` is a plain array of
 /// strings, numbers, booleans, `null`, `undefined` and objects that the
 /// native renderer takes (plain data, `Object.prototype` and
@@ -72,11 +75,15 @@ pub fn console_line(
                         return None;
                     }
                     pristine = true;
+                    // An object's text is written in place: room for a
+                    // short line at once, rather than growing through 8,
+                    // 16, 32... bytes.
+                    out.buf.reserve(LINE_BYTES);
                 }
-                let used = out.buf.len() - i - extra;
-                let (object, units) = console_object(ctx, element, ROOM - used as f64)?;
-                out.buf.push_str(&object);
-                extra += object.len() - units;
+                let start = out.buf.len();
+                let used = start - i - extra;
+                let units = console_object(ctx, element, ROOM - used as f64, &mut out)?;
+                extra += out.buf.len() - start - units;
             }
             Kind::Other => return None,
         }
