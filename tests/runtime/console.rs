@@ -113,8 +113,10 @@ async fn logging_an_array_of_numbers_formats_each_shown_number_once() {
     let build = "const a = []; for (let i = 0; i < 10000; i++) a.push(i % 7 ? i * 1.5 : i);";
     let built = run(&format!("{build} return a.length;")).await;
     let logged = run(&format!("{build} console.log(a); return a.length;")).await;
-    let javascript =
-        run(&format!("{JAVASCRIPT_RENDERER}{build} console.log(a); return a.length;")).await;
+    let javascript = run(&format!(
+        "{JAVASCRIPT_RENDERER}{build} console.log(a); return a.length;"
+    ))
+    .await;
     assert_ok(&logged);
     assert_ok(&javascript);
     let text = &logged.logs[0].text;
@@ -134,7 +136,10 @@ async fn logging_an_array_of_numbers_formats_each_shown_number_once() {
 async fn logging_an_object_writes_it_into_the_line() {
     let build = "const s = 'x'.repeat(100000); const a = [s, s, s, s, s, s, s, s, s, s];";
     let built = run(&format!("{build} return a.length;")).await;
-    let logged = run(&format!("{build} console.log('strings:', a); return a.length;")).await;
+    let logged = run(&format!(
+        "{build} console.log('strings:', a); return a.length;"
+    ))
+    .await;
     assert_ok(&logged);
     let text = &logged.logs[0].text;
     assert!(
