@@ -89,6 +89,10 @@ pub(crate) struct State {
     /// The event loop asks the prelude for a due timer only while it is
     /// true.
     timers: Cell<bool>,
+    /// Whether the program is inside a `console.group`: the prelude says
+    /// so as the group opens and ends (`consoleGrouped`), and the native
+    /// console methods then leave the line to JavaScript, which indents it.
+    console_grouped: Cell<bool>,
     /// When the run started, for `performance.now()`, and the wall-clock
     /// time then, in milliseconds, for `performance.timeOrigin`.
     started: Cell<Option<(Instant, f64)>>,
@@ -115,6 +119,7 @@ impl State {
             pending: RefCell::new(HashMap::with_hasher(AddressHash::new())),
             ready: RefCell::new(VecDeque::new()),
             timers: Cell::new(false),
+            console_grouped: Cell::new(false),
             started: Cell::new(None),
             namespaces: RefCell::new(Vec::new()),
             lazy: RefCell::new(Vec::new()),
@@ -175,6 +180,14 @@ pub fn initialize() {
                     "plainLine",
                     2,
                     cfunction::Attributes::Assigned,
+                )?;
+                natives.set(
+                    "consoleMethod",
+                    Function::new(ctx.clone(), natives::console_method)?,
+                )?;
+                natives.set(
+                    "consoleGrouped",
+                    Function::new(ctx.clone(), natives::console_grouped)?,
                 )?;
                 natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
                 natives.set("timerSet", Function::new(ctx.clone(), timer_set)?)?;

@@ -84,7 +84,7 @@ pub use decode::Text;
 pub(crate) use decode::{ascii_len, new_ascii_string, new_string};
 pub use inspect::{Inspect, inspect, inspect_plain};
 pub use json::{json_noting, json_raw, json_spaced_raw};
-pub use line::console_line;
+pub use line::{console_args_line, console_line};
 pub(crate) use scan::string_end;
 pub use transcode::{well_formed, with_utf8};
 pub(crate) use values::AddressHash;

@@ -59,6 +59,98 @@ pub(super) unsafe extern "C" fn plain_line(
     }
 }
 
+/// `natives.consoleMethod(level, name, fallback)`: a console method of
+/// `level` (`console.log` and its kin), a C function named `name` of no
+/// declared parameters. Outside a group it writes a line of primitives
+/// and plain data itself, from the call's arguments as they are (see
+/// [`console_line`](crate::render::console_line)); anything else it hands
+/// to `fallback(level, data)`, `data` an array of the arguments. A method
+/// of JavaScript's, `log(...data)`, made an array of the arguments and a
+/// frame on every call: about half of a `console.log(0)`.
+pub(super) fn console_method<'js>(
+    ctx: Ctx<'js>,
+    level: i32,
+    name: rquickjs::String<'js>,
+    fallback: rquickjs::Function<'js>,
+) -> rquickjs::Result<rquickjs::Value<'js>> {
+    let name = name.to_string()?;
+    let name = std::ffi::CString::new(name)
+        .map_err(|_| Exception::throw_type(&ctx, "a console method's name holds a NUL"))?;
+    let mut data = [fallback.as_raw()];
+    // SAFETY: the context is alive; QuickJS copies the name and takes a
+    // reference of its own to the fallback, which `data` only lends.
+    let method = unsafe {
+        qjs::JS_NewCFunctionData2(
+            ctx.as_raw().as_ptr(),
+            Some(console_entry),
+            name.as_ptr(),
+            0,
+            level,
+            1,
+            data.as_mut_ptr(),
+        )
+    };
+    // SAFETY: reading the tag of the value made above.
+    if unsafe { qjs::JS_IsException(method) } {
+        return Err(rquickjs::Error::Exception);
+    }
+    // SAFETY: a new value of the context, whose reference the result takes.
+    Ok(unsafe { rquickjs::Value::from_raw(ctx, method) })
+}
+
+/// The entry of [`console_method`]'s functions: `magic` is the level,
+/// `data` the fallback.
+#[expect(
+    unsafe_code,
+    reason = "the entry point QuickJS calls a C function through"
+)]
+unsafe extern "C" fn console_entry(
+    ctx: *mut qjs::JSContext,
+    _this: qjs::JSValue,
+    argc: c_int,
+    argv: *mut qjs::JSValue,
+    magic: c_int,
+    data: *mut qjs::JSValue,
+) -> qjs::JSValue {
+    let count = usize::try_from(argc).unwrap_or(0);
+    // SAFETY: QuickJS calls the entry with `argc` live values at `argv`,
+    // which the call holds while it runs.
+    let args = if count == 0 || argv.is_null() {
+        &[][..]
+    } else {
+        unsafe { std::slice::from_raw_parts(argv, count) }
+    };
+    let level = u32::try_from(magic).unwrap_or(0);
+    if !with_state(|state| state.console_grouped.get())
+        && let Some(line) =
+            crate::render::console_args_line(ctx, args, crate::engine::inspect_custom_raw)
+    {
+        host_log(level, line);
+        return qjs::JS_UNDEFINED;
+    }
+    // SAFETY: the arguments are duplicated for the array, which takes
+    // them (and frees them if it fails); `data` holds the fallback for the
+    // function's life; the array is the call's, freed after it.
+    unsafe {
+        let values: Vec<qjs::JSValue> =
+            args.iter().map(|&arg| qjs::JS_DupValue(ctx, arg)).collect();
+        let array = qjs::JS_NewArrayFrom(ctx, argc, values.as_ptr());
+        if qjs::JS_IsException(array) {
+            return array;
+        }
+        let mut call_args = [qjs::JS_MKVAL(qjs::JS_TAG_INT, magic), array];
+        let result = qjs::JS_Call(ctx, *data, qjs::JS_UNDEFINED, 2, call_args.as_mut_ptr());
+        qjs::JS_FreeValue(ctx, array);
+        result
+    }
+}
+
+/// `natives.consoleGrouped(grouped)`: whether the program is now inside a
+/// `console.group`.
+pub(super) fn console_grouped(grouped: bool) {
+    with_state(|state| state.console_grouped.set(grouped));
+}
+
 /// The prelude set a timer: the event loop asks it for due timers again.
 pub(super) fn timer_set() {
     with_state(|state| state.timers.set(true));

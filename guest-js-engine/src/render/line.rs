@@ -40,7 +40,16 @@ pub fn console_line(
     if unsafe { qjs::JS_VALUE_GET_NORM_TAG(data) } != qjs::JS_TAG_OBJECT {
         return None;
     }
-    let elements = plain_array(ctx, data)?;
+    console_args_line(ctx, plain_array(ctx, data)?, custom)
+}
+
+/// [`console_line`] of a call's arguments as they are, rather than of an
+/// array of them (the native console methods').
+pub fn console_args_line(
+    ctx: *mut qjs::JSContext,
+    elements: &[qjs::JSValue],
+    custom: fn() -> Option<qjs::JSValue>,
+) -> Option<String> {
     let mut out = Out::default();
     // The bytes written past the UTF-16 units of the arguments' texts
     // (what is not ASCII), for `format`'s room: `ROOM` less the units of

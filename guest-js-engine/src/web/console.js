@@ -14,6 +14,8 @@
   const { format } = host.format;
   const hostLog = host.log;
   const plainLine = host.natives.plainLine;
+  const consoleMethod = host.natives.consoleMethod;
+  const consoleGrouped = host.natives.consoleGrouped;
   const now = host.now;
   const uncurry = Function.prototype.bind.bind(Function.prototype.call);
   const { create: ObjectCreate, defineProperty, keys: objectKeys, hasOwn, getOwnPropertyDescriptor, getPrototypeOf } = Object;
@@ -72,8 +74,9 @@
     hostLog(level, text);
   }
   // A line of primitives outside a group is written natively, at a
-  // fraction of the fuel (render/line.rs); the operations that print their
-  // arguments check that first themselves, which saves a call.
+  // fraction of the fuel (render/line.rs). `console.log` and its kin are C
+  // functions that write such a line themselves, and call `formatted` for
+  // the rest (natives.consoleMethod); the other operations print here.
   function print(level, data) {
     if (groupIndent !== '' || !plainLine(level, data)) formatted(level, data);
   }
@@ -282,10 +285,10 @@
     clear() {
       // Node clears only a terminal, and there is none.
     },
-    debug(...data) { if (groupIndent !== '' || !plainLine(DEBUG, data)) formatted(DEBUG, data); },
-    error(...data) { if (groupIndent !== '' || !plainLine(ERROR, data)) formatted(ERROR, data); },
-    info(...data) { if (groupIndent !== '' || !plainLine(INFO, data)) formatted(INFO, data); },
-    log(...data) { if (groupIndent !== '' || !plainLine(LOG, data)) formatted(LOG, data); },
+    debug: consoleMethod(DEBUG, 'debug', formatted),
+    error: consoleMethod(ERROR, 'error', formatted),
+    info: consoleMethod(INFO, 'info', formatted),
+    log: consoleMethod(LOG, 'log', formatted),
     table(tabularData = undefined, properties = undefined) { printTable(tabularData, properties); },
     trace(...data) {
       const message = format(data, undefined, ROOM);
@@ -306,7 +309,7 @@
       }
       write(ERROR, (message === '' ? 'Trace' : `Trace: ${message}`) + frames);
     },
-    warn(...data) { if (groupIndent !== '' || !plainLine(WARN, data)) formatted(WARN, data); },
+    warn: consoleMethod(WARN, 'warn', formatted),
     dir(item = undefined, options = undefined) {
       const opts = { customInspect: false };
       if (options !== null && typeof options === 'object') {
@@ -315,7 +318,7 @@
       }
       write(LOG, inspect(item, opts, ROOM));
     },
-    dirxml(...data) { if (groupIndent !== '' || !plainLine(LOG, data)) formatted(LOG, data); },
+    dirxml: consoleMethod(LOG, 'dirxml', formatted),
     count(label = 'default') {
       label = `${label}`;
       const count = (counts[label] || 0) + 1;
@@ -330,13 +333,16 @@
     group(...data) {
       if (data.length > 0) print(LOG, data);
       groupIndent += '  ';
+      consoleGrouped(true);
     },
     groupCollapsed(...data) {
       if (data.length > 0) print(LOG, data);
       groupIndent += '  ';
+      consoleGrouped(true);
     },
     groupEnd() {
       groupIndent = stringSlice(groupIndent, 0, max(groupIndent.length - 2, 0));
+      consoleGrouped(groupIndent !== '');
     },
     time(label = 'default') {
       label = `${label}`;
