@@ -66,7 +66,7 @@ pub(super) unsafe extern "C" fn plain_line(
 /// [`console_line`](crate::render::console_line)); anything else it hands
 /// to `fallback(level, data)`, `data` an array of the arguments. A method
 /// of JavaScript's, `log(...data)`, made an array of the arguments and a
-/// frame on every call: about half of a `console.log(0)`.
+/// frame on every call: two thirds of a `console.log(0)`.
 pub(super) fn console_method<'js>(
     ctx: Ctx<'js>,
     level: i32,
