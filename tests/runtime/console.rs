@@ -182,7 +182,7 @@ async fn console_methods_are_native_and_keep_nodes_behaviour() {
 /// from its numbers' texts, each written once in a loop of their own
 /// (`render/numbers.rs`): the benchmark's 10,000 numbers, of which a line
 /// shows 100, cost at most 90 units of fuel per byte of the line (about
-/// 73; 120 while each number was an entry of the general layout). The
+/// 66; 120 while each number was an entry of the general layout). The
 /// text is the JavaScript renderer's.
 #[tokio::test]
 async fn logging_an_array_of_numbers_formats_each_shown_number_once() {
@@ -206,7 +206,7 @@ async fn logging_an_array_of_numbers_formats_each_shown_number_once() {
 /// An object on a console line is written in place after the line's
 /// text, not in a buffer of its own copied there: a line of an array of
 /// ten 100 KB strings (each shown up to Node's 10,000 characters) costs at
-/// most 5 units of fuel per byte of the line (about 4.5; 5.5 with the
+/// most 5 units of fuel per byte of the line (about 4.4; 5.5 with the
 /// copy).
 #[tokio::test]
 async fn logging_an_object_writes_it_into_the_line() {
