@@ -33,7 +33,7 @@ mod outcome;
 mod preamble;
 mod program;
 
-use bindings::{host_call, install_bindings, settle_promise};
+use bindings::{install_bindings, settle_promise};
 use natives::*;
 use outcome::*;
 pub use preamble::compile_preamble;
@@ -171,38 +171,7 @@ pub fn initialize() {
                 // Before the prelude, whose modules keep `JSON.parse`.
                 crate::json::install(&ctx)?;
                 crate::render::init_widths(ctx.as_raw().as_ptr());
-                let natives = Object::new(ctx.clone())?;
-                natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
-                cfunction::define(
-                    &ctx,
-                    &natives,
-                    cfunction::Call::Plain(plain_line),
-                    "plainLine",
-                    2,
-                    cfunction::Attributes::Assigned,
-                )?;
-                natives.set(
-                    "consoleMethod",
-                    Function::new(ctx.clone(), natives::console_method)?,
-                )?;
-                natives.set(
-                    "consoleGrouped",
-                    Function::new(ctx.clone(), natives::console_grouped)?,
-                )?;
-                natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
-                natives.set("timerSet", Function::new(ctx.clone(), timer_set)?)?;
-                natives.set(
-                    "random",
-                    Function::new(ctx.clone(), random)?.with_name("random")?,
-                )?;
-                natives.set("now", Function::new(ctx.clone(), now)?.with_name("now")?)?;
-                natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
-                natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
-                natives.set("hostFetch", Function::new(ctx.clone(), fetch::host_fetch)?)?;
-                natives.set(
-                    "cancelFetch",
-                    Function::new(ctx.clone(), fetch::cancel_fetch)?,
-                )?;
+                let natives = natives::natives(&ctx)?;
                 crate::web::register(&ctx, &natives)?;
                 let modules = crate::web::modules(&ctx)?;
                 let mut options = EvalOptions::default();

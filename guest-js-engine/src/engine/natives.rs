@@ -1,13 +1,51 @@
-//! The natives the prelude is given: the host's log, timers, the run's
+//! The natives the prelude is given (made here): the host's log and
+//! calls, the console's line writer and methods, timers, the run's
 //! clock and its random generators.
 
 use std::ffi::c_int;
 use std::time::SystemTime;
 
-use rquickjs::{ArrayBuffer, Ctx, Exception, qjs};
+use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, qjs};
 
-use super::with_state;
+use super::bindings::host_call;
+use super::{fetch, with_state};
+use crate::cfunction;
 use crate::coderun::sandbox::host::{self, LogLevel};
+
+/// The object of natives the prelude is given (the web platform's join
+/// them in `web::register`).
+pub(super) fn natives<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let natives = Object::new(ctx.clone())?;
+    natives.set("hostLog", Function::new(ctx.clone(), host_log)?)?;
+    cfunction::define(
+        ctx,
+        &natives,
+        cfunction::Call::Plain(plain_line),
+        "plainLine",
+        2,
+        cfunction::Attributes::Assigned,
+    )?;
+    natives.set("consoleMethod", Function::new(ctx.clone(), console_method)?)?;
+    natives.set(
+        "consoleGrouped",
+        Function::new(ctx.clone(), console_grouped)?,
+    )?;
+    natives.set("hostCall", Function::new(ctx.clone(), host_call)?)?;
+    natives.set("timerSet", Function::new(ctx.clone(), timer_set)?)?;
+    natives.set(
+        "random",
+        Function::new(ctx.clone(), random)?.with_name("random")?,
+    )?;
+    natives.set("now", Function::new(ctx.clone(), now)?.with_name("now")?)?;
+    natives.set("timeOrigin", Function::new(ctx.clone(), time_origin)?)?;
+    natives.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
+    natives.set("hostFetch", Function::new(ctx.clone(), fetch::host_fetch)?)?;
+    natives.set(
+        "cancelFetch",
+        Function::new(ctx.clone(), fetch::cancel_fetch)?,
+    )?;
+    Ok(natives)
+}
 
 pub(super) fn host_log(level: u32, line: String) {
     let level = match level {
