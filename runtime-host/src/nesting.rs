@@ -81,9 +81,10 @@ pub(crate) fn measure(source: &str, limit: usize) -> Nesting {
 }
 
 /// What a parenthesis opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Head {
     /// A grouping, a call's arguments, parameters.
+    #[default]
     None,
     /// The head of `if`, `while`, `with`, `switch` or `catch`: a body
     /// follows.
@@ -211,15 +212,26 @@ struct Scanner<'a> {
     at: usize,
     limit: usize,
     deepest: usize,
-    levels: Vec<Level>,
+    /// The innermost level, which every token reads and writes.
+    level: Level,
+    /// The levels it nests in, outermost (the root) first.
+    outer: Vec<Level>,
     previous: Previous,
-    /// The previous token was `if`/`while`/… (or `await` after `for`).
-    head: Head,
+    /// What the previous token tells the next one alone; every token
+    /// clears it, in one store, before setting its own.
+    cues: Cues,
     /// A line break since the previous token.
     line_break: bool,
     /// The next token begins a statement: after `;`, a block, a head, a
     /// label, `else`, `do`, `try`, `finally`.
     statement_next: bool,
+}
+
+/// What a token tells the token right after it, and no other.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cues {
+    /// The previous token was `if`/`while`/… (or `await` after `for`).
+    head: Head,
     /// The previous token began a statement or a declaration's modifiers
     /// (`export`, `async`, `declare`, …): a `function` or `class` now is a
     /// declaration.
@@ -241,15 +253,12 @@ impl<'a> Scanner<'a> {
             at: 0,
             limit,
             deepest: 0,
-            levels: vec![Level::new(Group::Root, 0)],
+            level: Level::new(Group::Root, 0),
+            outer: Vec::new(),
             previous: Previous::Start,
-            head: Head::None,
+            cues: Cues::default(),
             line_break: false,
             statement_next: true,
-            declaring: false,
-            label: false,
-            declares: None,
-            arrow: false,
         }
     }
 
@@ -263,9 +272,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn top(&mut self) -> &mut Level {
-        // The root level is never popped.
-        let last = self.levels.len() - 1;
-        &mut self.levels[last]
+        &mut self.level
     }
 
     /// Whether a line terminator starts at the current byte: `\n`, `\r`,
@@ -279,15 +286,18 @@ impl<'a> Scanner<'a> {
         if self.bytes.starts_with(b"#!") {
             self.skip_line();
         }
-        while self.at < self.bytes.len() {
+        while let Some(&c) = self.bytes.get(self.at) {
             let start = self.at;
-            if self.at_line_end() {
-                self.line_break = true;
-                self.skip(if self.peek(0) >= 0x80 { 3 } else { 1 });
-                continue;
-            }
-            let c = self.bytes[self.at];
             match c {
+                b'\n' | b'\r' => {
+                    self.line_break = true;
+                    self.at += 1;
+                }
+                // U+2028 and U+2029, three bytes each.
+                0xe2 if self.at_line_end() => {
+                    self.line_break = true;
+                    self.at += 3;
+                }
                 // Runs of blanks (indentation) in one go.
                 b' ' | b'\t' | 0x0b | 0x0c => {
                     self.at += 1;
@@ -323,7 +333,7 @@ impl<'a> Scanner<'a> {
                 b'(' | b'[' => {
                     self.at += 1;
                     let group = if c == b'(' {
-                        Group::Paren(self.head)
+                        Group::Paren(self.cues.head)
                     } else {
                         Group::Bracket
                     };
@@ -333,7 +343,7 @@ impl<'a> Scanner<'a> {
                 b'{' => {
                     self.at += 1;
                     let previous = self.previous;
-                    let arrow = self.arrow;
+                    let arrow = self.cues.arrow;
                     let statement = self.begin(Token::Beginning);
                     let level = self.top();
                     let block = match level.body.take() {
@@ -371,7 +381,7 @@ impl<'a> Scanner<'a> {
                 }
                 b':' => {
                     self.at += 1;
-                    let label = self.label;
+                    let label = self.cues.label;
                     self.begin(Token::Continuation);
                     let level = self.top();
                     if level.conditionals > 0 {

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex};
 
 use oxc::allocator::Allocator;
 use oxc::ast::AstType;
-use oxc::ast::ast::Statement;
+use oxc::ast::ast::{Program, Statement};
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::diagnostics::OxcDiagnostic;
 use oxc::parser::{ParseOptions, Parser};
@@ -219,7 +219,7 @@ fn transform_bounded(
             limits.max_program_bytes
         ));
     }
-    if let Some(offset) = source.bytes().position(|b| b == 0) {
+    if let Some(offset) = memchr::memchr(0, source.as_bytes()) {
         return Err(syntax_error(
             source,
             "the program contains a NUL character (U+0000); write it as \\0 inside a string",
@@ -288,33 +288,11 @@ fn transform_unguarded(source: &str, strip: Strip) -> Result<Transformed, String
 }
 
 fn transform_in(allocator: &Allocator, source: &str, strip: Strip) -> Result<Transformed, String> {
-    let source_type = SourceType::ts().with_module(true);
-    let options = ParseOptions {
-        allow_return_outside_function: true,
-        ..ParseOptions::default()
-    };
-    let mut parsed = Parser::new(allocator, source, source_type)
-        .with_options(options)
-        .parse();
-    let refused = parsed
-        .diagnostics
-        .errors()
-        .next()
-        .map(|error| reported(source, error));
-    if let Some(reason) = refused {
-        // TypeScript's parser refuses some valid JavaScript for rules of
-        // its own (`set a(x = 1) {}`: "A 'set' accessor cannot have an
-        // initializer"). A program that parses as JavaScript is run as
-        // such; otherwise TypeScript's error stands.
-        let script = Parser::new(allocator, source, SourceType::mjs())
-            .with_options(options)
-            .parse();
-        if script.panicked || script.diagnostics.errors().next().is_some() {
-            return Err(reason);
-        }
-        parsed = script;
-    }
-    let mut program = parsed.program;
+    // Erasure reads spans alone; semantic analysis needs identifiers hashed
+    // as they are parsed, so a program that takes the full transform after
+    // all is parsed again with them.
+    let erasing = strip == Strip::EraseOrTransform;
+    let mut program = parse(allocator, source, !erasing)?;
     if let Some(statement) = program.body.iter().find(|s| s.is_module_declaration()) {
         let offset = statement_start(statement);
         return Err(syntax_error(
@@ -326,13 +304,15 @@ fn transform_in(allocator: &Allocator, source: &str, strip: Strip) -> Result<Tra
     }
 
     // HTML-like comments (`<!--`, `-->`) read differently once the source
-    // sits inside the wrapper and is evaluated as a script.
-    if strip == Strip::EraseOrTransform
-        && !source.contains("<!--")
-        && !source.contains("-->")
-        && let Some(script) = erase::erase(source, &program)
-    {
-        return Ok(Transformed::verbatim(&script));
+    // sits inside the wrapper and is evaluated as a script. Both hold `--`,
+    // which most programs lack: one vectorised search rules both out.
+    if erasing {
+        let html_comment = memchr::memmem::find(source.as_bytes(), b"--").is_some()
+            && (source.contains("<!--") || source.contains("-->"));
+        if !html_comment && let Some(script) = erase::erase(source, &program) {
+            return Ok(Transformed::verbatim(&script));
+        }
+        program = parse(allocator, source, true)?;
     }
 
     // `enum_eval` precomputes enum member values, which enum lowering needs.
@@ -365,6 +345,40 @@ fn transform_in(allocator: &Allocator, source: &str, strip: Strip) -> Result<Tra
         })),
         head: WRAPPER_HEAD.len() as u32,
     })
+}
+
+/// Parses `source` as a TypeScript module whose top level may `return`,
+/// or, where TypeScript's own rules refuse it, as JavaScript; the error is
+/// TypeScript's. `hashed`: identifiers carry their hashes, which semantic
+/// analysis needs and erasure does not.
+fn parse<'a>(
+    allocator: &'a Allocator,
+    source: &'a str,
+    hashed: bool,
+) -> Result<Program<'a>, String> {
+    let options = ParseOptions {
+        allow_return_outside_function: true,
+        enable_ident_hashes: hashed,
+        ..ParseOptions::default()
+    };
+    let parsed = Parser::new(allocator, source, SourceType::ts().with_module(true))
+        .with_options(options)
+        .parse();
+    let Some(error) = parsed.diagnostics.errors().next() else {
+        return Ok(parsed.program);
+    };
+    // TypeScript's parser refuses some valid JavaScript for rules of its
+    // own (`set a(x = 1) {}`: "A 'set' accessor cannot have an
+    // initializer"). A program that parses as JavaScript is run as such;
+    // otherwise TypeScript's error stands.
+    let reason = reported(source, error);
+    let script = Parser::new(allocator, source, SourceType::mjs())
+        .with_options(options)
+        .parse();
+    if script.panicked || script.diagnostics.errors().next().is_some() {
+        return Err(reason);
+    }
+    Ok(script.program)
 }
 
 /// An error oxc reported, as a syntax error at its first label.

@@ -1,8 +1,8 @@
 //! What each token does to the walk: statement ends, levels opened and
 //! closed, and the keywords that change what follows.
 
-use super::lex::is_identifier_byte;
-use super::{Body, Declares, Group, Head, Level, Previous, Scanner, Token};
+use super::lex::{WORD_ASCII, is_identifier_byte};
+use super::{Body, Cues, Declares, Group, Head, Level, Previous, Scanner, Token};
 
 impl Scanner<'_> {
     /// Applies a line break or a pending statement end before a token;
@@ -12,11 +12,7 @@ impl Scanner<'_> {
         let line_break = std::mem::take(&mut self.line_break);
         let previous = self.previous;
         let mut statement = std::mem::take(&mut self.statement_next);
-        self.head = Head::None;
-        self.label = false;
-        self.declares = None;
-        self.arrow = false;
-        self.declaring = false;
+        self.cues = Cues::default();
         let level = self.top();
         if std::mem::take(&mut level.body_next) {
             // The body of a statement head: nothing has ended.
@@ -76,7 +72,8 @@ impl Scanner<'_> {
 
     pub(super) fn open(&mut self, group: Group, start: usize) -> Result<(), usize> {
         let base = self.top().depth() + 1;
-        self.levels.push(Level::new(group, base));
+        let inner = Level::new(group, base);
+        self.outer.push(std::mem::replace(&mut self.level, inner));
         self.previous = Previous::Start;
         self.reached(base, start)
     }
@@ -84,12 +81,12 @@ impl Scanner<'_> {
     /// Closes the innermost level; returns whether it was a template
     /// substitution (so the template's text continues).
     pub(super) fn close(&mut self, start: usize) -> Result<bool, usize> {
-        if self.levels.len() == 1 {
-            // A stray closer: the parser will report it.
+        let Some(outer) = self.outer.pop() else {
+            // A stray closer at the root: the parser will report it.
             self.previous = Previous::Operand;
             return Ok(false);
-        }
-        let group = self.levels.pop().map_or(Group::Root, |level| level.group);
+        };
+        let group = std::mem::replace(&mut self.level, outer).group;
         match group {
             Group::Substitution => {
                 self.previous = Previous::Operand;
@@ -144,27 +141,22 @@ impl Scanner<'_> {
     }
 
     pub(super) fn word(&mut self, start: usize) -> Result<(), usize> {
-        while self.at < self.bytes.len() {
-            let c = self.bytes[self.at];
-            // ASCII identifier bytes first: they are most of a word, and
-            // none of them starts a line terminator.
-            if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#') {
+        while let Some(&c) = self.bytes.get(self.at) {
+            // ASCII identifier bytes first: they are most of a word.
+            if WORD_ASCII[usize::from(c)] {
                 self.at += 1;
-                continue;
-            }
-            if self.at_line_end() {
-                break;
-            }
-            if c == b'\\' {
+            } else if c == b'\\' {
                 self.skip_escape();
-            } else if is_identifier_byte(c) || c == b'#' {
-                self.at += 1;
-            } else {
+            } else if c < 0x80 || self.at_line_end() {
+                // Any other ASCII byte, or U+2028 or U+2029, ends it.
                 break;
+            } else {
+                self.at += 1;
             }
         }
         let word = &self.bytes[start..self.at];
-        let (previous, declaring, declares) = (self.previous, self.declaring, self.declares);
+        let (previous, declaring, declares) =
+            (self.previous, self.cues.declaring, self.cues.declares);
         if previous == Previous::Dot {
             // A property name: `x.return`, `x.if`.
             self.operand();
@@ -180,7 +172,7 @@ impl Scanner<'_> {
                 None => {}
             }
             self.previous = Previous::Operand;
-            self.label = statement;
+            self.cues.label = statement;
             return Ok(());
         };
         let token = match kind {
@@ -196,7 +188,7 @@ impl Scanner<'_> {
                 self.previous = Previous::Operand;
                 return Ok(());
             }
-            Kind::Head(head) => self.head = head,
+            Kind::Head(head) => self.cues.head = head,
             Kind::Else | Kind::Block => self.statement_next = true,
             Kind::Case => self.top().case_label = true,
             Kind::Callable => {
@@ -209,16 +201,16 @@ impl Scanner<'_> {
                 });
             }
             Kind::Modifier => {
-                self.declaring = declaration;
+                self.cues.declaring = declaration;
                 self.previous = Previous::Word;
-                self.label = statement;
+                self.cues.label = statement;
             }
             Kind::Declares(declares) => {
                 if declaration {
-                    self.declares = Some(declares);
+                    self.cues.declares = Some(declares);
                 }
                 self.previous = Previous::Word;
-                self.label = statement;
+                self.cues.label = statement;
             }
             Kind::Of => {
                 if !matches!(self.top().group, Group::Paren(Head::For)) {
@@ -228,12 +220,12 @@ impl Scanner<'_> {
             Kind::Await => {
                 // `for await (…)` is a head too.
                 if previous == Previous::Keyword && self.head_was_for(start) {
-                    self.head = Head::For;
+                    self.cues.head = Head::For;
                 }
             }
             Kind::Contextual => {
                 self.previous = Previous::Word;
-                self.label = statement;
+                self.cues.label = statement;
             }
             Kind::Reserved | Kind::Infix => {}
         }
@@ -277,7 +269,7 @@ impl Scanner<'_> {
         self.begin(token);
         self.previous = after;
         match (c, next) {
-            (b'=', b'>') => self.arrow = true,
+            (b'=', b'>') => self.cues.arrow = true,
             (b'?', b'.' | b'?') => {}
             (b'?', _) => self.top().conditionals += 1,
             _ => {}

@@ -324,6 +324,11 @@ fn erasing_gives_the_javascript_the_full_transform_gives() {
 fn html_like_comments_go_through_the_transform() {
     let out = transform("let b = 2;\nreturn 1 <!--b").unwrap();
     assert!(!matches!(*out.positions, Positions::Verbatim(_)));
+    let out = transform("let i = 2;\nwhile (i-->0) {}\nreturn i").unwrap();
+    assert!(!matches!(*out.positions, Positions::Verbatim(_)));
+    // A decrement alone is no comment.
+    let out = transform("let i = 2;\ni--;\nreturn i").unwrap();
+    assert!(matches!(*out.positions, Positions::Verbatim(3)));
 }
 
 #[test]
