@@ -171,6 +171,62 @@ async fn compiling_a_program_costs_little_per_token() {
     assert!(name <= 3_800.0, "{name} units an indented 16-letter name");
 }
 
+/// Brackets inside brackets: destructuring in literals, arrow functions
+/// (with defaults) as values, `await` and `yield` in parentheses, and
+/// `await` as a name where it is one. QuickJS reads ahead from a bracket
+/// to tell a literal from a pattern and a group from an arrow's
+/// parameters, and the project's patch answers a bracket it already read
+/// past from a note made in the same function. The expected value is
+/// Node v20's for the same program.
+#[tokio::test]
+async fn nested_brackets_parse_as_node_parses_them() {
+    let program = r#"
+const out = [];
+let a, b, c, d;
+out.push([({a, b} = {a: 1, b: 2}), [c, d] = [3, 4]].length, a, b, c, d);
+const f = { g: (x) => ({ h: [x, (y) => y * 2][1](x) }), k: [(z = {q: [1, 2]}) => z.q.length] };
+out.push(f.g(5).h, f.k[0](), f.k[0]({q: [1]}));
+const data = [{id: 1, tags: ['x', {deep: [1, [2, [3]]]}]}, {id: 2, fn: ({p = (1 + 2)} = {}) => p}];
+out.push(data[0].tags[1].deep[1][1][0], data[1].fn(), data[1].fn({p: 7}));
+out.push([...[1, 2], ...[3]].length, ((...r) => r.length)(1, 2, 3), [(1, 2), (3)]);
+const g = { async m() { return [(await 1) / 1, { v: (await Promise.resolve(2)) }] } };
+out.push(await g.m());
+function* gen() { const r = [(yield 1), { y: (yield 2) }]; return r; }
+const it = gen(); it.next(); it.next('A'); out.push(it.next('B').value);
+const h = { w: function () { var await = 4; return [(await / 2 / 1), { v: (await) }]; } };
+out.push(h.w());
+out.push([{a: 1}, {b: [2, {c: 3}]}].map(({a, b}) => [a, b]), `x${[1, {y: [2]}].length}`);
+for (const [k, {v}] of [[1, {v: 2}], [3, {v: 4}]]) out.push(k + v);
+const o2 = {x: [1, 2]}; ({x: [a, b]} = o2); out.push(a, b);
+out.push((({u}) => u)({u: [ (1), {t: 2} ]}));
+return out;
+"#;
+    let result = run(program).await;
+    assert_ok(&result);
+    assert_eq!(
+        result.value,
+        Some(json!([
+            2, 1, 2, 3, 4, 10, 2, 1, 3, 3, 7, 3, 3, [2, 3], [1, {"v": 2}], ["A", {"y": "B"}],
+            [2, {"v": 4}], [[1, null], [null, [2, {"c": 3}]]], "x2", 3, 7, 1, 2, [1, {"t": 2}]
+        ]))
+    );
+}
+
+/// An array of 50 objects three brackets deep, compiled and not run: each
+/// inner bracket used to be read ahead again for each bracket around it,
+/// 55,489 units of fuel an object; with the notes 37,323.
+#[tokio::test]
+async fn nested_literals_are_read_ahead_once() {
+    let items: Vec<String> = (0..50)
+        .map(|i| {
+            format!("{{id: {i}, name: 'item{i}', tags: ['x', 'y'], meta: {{a: 1, b: [1, 2]}}}}")
+        })
+        .collect();
+    let program = format!("return 0;\nconst data = [{}];\n", items.join(", "));
+    let per_item = (fuel_of(&program).await - fuel_of("return 0;\n").await) / 50.0;
+    assert!(per_item <= 45_000.0, "{per_item} units an object");
+}
+
 #[tokio::test]
 async fn typescript_types_are_stripped() {
     let program = r#"
