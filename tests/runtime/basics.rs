@@ -92,11 +92,9 @@ out.push(1 <
   * 4);
 return out;
 "#;
-    let result = run(program).await;
-    assert_ok(&result);
-    assert_eq!(
-        result.value,
-        Some(json!([
+    returns(
+        CodeRunRequest::new(program),
+        json!([
             7,
             512,
             4,
@@ -145,8 +143,9 @@ return out;
             "t7xyz",
             true,
             12
-        ]))
-    );
+        ]),
+    )
+    .await;
 }
 
 /// What compiling a line of a program costs, in fuel: each program runs
@@ -206,15 +205,14 @@ const o2 = {x: [1, 2]}; ({x: [a, b]} = o2); out.push(a, b);
 out.push((({u}) => u)({u: [ (1), {t: 2} ]}));
 return out;
 "#;
-    let result = run(program).await;
-    assert_ok(&result);
-    assert_eq!(
-        result.value,
-        Some(json!([
+    returns(
+        CodeRunRequest::new(program),
+        json!([
             2, 1, 2, 3, 4, 10, 2, 1, 3, 3, 7, 3, 3, [2, 3], [1, {"v": 2}], ["A", {"y": "B"}],
             [2, {"v": 4}], [[1, null], [null, [2, {"c": 3}]]], "x2", 3, 7, 1, 2, [1, {"t": 2}]
-        ]))
-    );
+        ]),
+    )
+    .await;
 }
 
 /// An array of 50 objects three brackets deep, compiled and not run: each
