@@ -139,3 +139,16 @@ pub(super) static WORD_ASCII: [bool; 256] = {
     }
     table
 };
+
+/// The ASCII bytes a word begins with: letters, `_`, `$`, `\\` (an
+/// escape) and `#` (a private name).
+pub(super) static WORD_START_ASCII: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphabetic() || matches!(b, b'_' | b'$' | b'\\' | b'#');
+        c += 1;
+    }
+    table
+};
