@@ -19,6 +19,7 @@ mod intl;
 mod isolation;
 mod json_costs;
 mod lifecycle;
+mod parsing;
 mod plain_values;
 mod promises;
 mod registry;
