@@ -35,11 +35,12 @@ use crate::durable::{CallOutcome, Delivery, Divergence, Interruption, Ledger};
 use crate::egress::{self, RunEgress};
 use crate::failure::ProtocolViolation;
 use crate::guest::{
-    FetchRequest, Host, LogLevel as GuestLogLevel, Namespace, SettledCall, StartedCall,
+    CallArgs, FetchRequest, Host, LogLevel as GuestLogLevel, Namespace, SettledCall, StartedCall,
 };
 use crate::json;
 use crate::result::LogLevel;
 use crate::store::RunState;
+use crate::tape;
 use crate::transform::SCRIPT_FILE;
 
 mod fetch;
@@ -299,12 +300,62 @@ impl Calls {
     }
 }
 
+/// A call's argument as a value and the bytes of its JSON, or why it is
+/// refused: over `max_bytes` bytes of JSON, or not readable.
+fn argument(args: CallArgs, max_bytes: usize) -> Result<(Value, usize), String> {
+    let too_large = |bytes: &dyn std::fmt::Display| {
+        format!(
+            "the argument is {bytes} bytes of JSON, more than config.max_value_bytes \
+             ({max_bytes}); pass less data per call"
+        )
+    };
+    match args {
+        CallArgs::Json(text) => {
+            if text.len() > max_bytes {
+                return Err(too_large(&text.len()));
+            }
+            json::parse(&text)
+                .map(|value| (value, text.len()))
+                .map_err(|error| format!("the argument cannot be sent: {error}"))
+        }
+        CallArgs::Tape(tape) => {
+            let value = tape::decode(&tape, max_bytes).map_err(|error| match error {
+                tape::TapeError::TooLarge(_) => too_large(&format!("over {max_bytes}")),
+                error => format!("the argument cannot be sent: {error}"),
+            })?;
+            // Its JSON's length, counted without keeping the text (the
+            // tape bounds it: its strings and keys are within `max_bytes`).
+            let mut counter = ByteCounter(0);
+            serde_json::to_writer(&mut counter, &value)
+                .map_err(|error| format!("the argument cannot be sent: {error}"))?;
+            if counter.0 > max_bytes {
+                return Err(too_large(&counter.0));
+            }
+            Ok((value, counter.0))
+        }
+    }
+}
+
+/// A writer that only counts the bytes written to it.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl Host for RunState {
     fn start_call(
         &mut self,
         namespace: u32,
         function: u32,
-        args_json: String,
+        args: CallArgs,
         held: u32,
     ) -> wasmtime::Result<Result<StartedCall, String>> {
         let calls = &mut self.calls;
@@ -321,22 +372,14 @@ impl Host for RunState {
         if let Some(refusal) = calls.no_room(held) {
             return Ok(Err(refusal));
         }
-        if args_json.len() > calls.max_argument_bytes {
-            return Ok(Err(format!(
-                "the argument is {} bytes of JSON, more than config.max_value_bytes ({}); \
-                 pass less data per call",
-                args_json.len(),
-                calls.max_argument_bytes
-            )));
-        }
-        let args: Value = match json::parse(&args_json) {
+        let (args, bytes) = match argument(args, calls.max_argument_bytes) {
             Ok(args) => args,
-            Err(error) => return Ok(Err(format!("the argument cannot be sent: {error}"))),
+            Err(refusal) => return Ok(Err(refusal)),
         };
         let id = calls.next_id;
         let label = || bindings::property_access(&names.global, name);
         let names = (names.global.as_str(), name, &label as &dyn Fn() -> String);
-        let delivery = calls.ledger.start(id, names, &args, args_json.len())?;
+        let delivery = calls.ledger.start(id, names, &args, bytes)?;
         calls.next_id += 1;
         calls.in_flight.insert(id);
         if let Delivery::Replayed { outcome, rank } = delivery {

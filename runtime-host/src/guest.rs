@@ -22,6 +22,6 @@ wasmtime::component::bindgen!({
 });
 
 pub(crate) use coderun::sandbox::host::{
-    FetchRequest, Host, LogLevel, RedirectMode, SettledCall, StartedCall,
+    CallArgs, FetchRequest, Host, LogLevel, RedirectMode, SettledCall, StartedCall,
 };
 pub(crate) use exports::coderun::sandbox::program::{Label, Namespace, Outcome, Settings};

@@ -597,3 +597,86 @@ async fn results_at_the_edges_of_small_integers_arrive_as_the_same_numbers() {
         ]))
     );
 }
+
+/// Plain data (sent as a tape of its values, which the host reads by
+/// JSON's rules) arrives as QuickJS's own `JSON.stringify` of it reads:
+/// `undefined` and non-finite elements as `null`, `undefined` properties
+/// left out, `-0` as `0`, integers past 2^53 as their text, Latin-1 and
+/// UTF-16 strings, a lone surrogate as U+FFFD, keys in any order, shapes
+/// met again.
+#[tokio::test]
+async fn plain_data_arguments_arrive_as_their_json_reads() {
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let kept = received.clone();
+    let tools = CodeBindingNamespace::new("tools").function("take", move |args| {
+        kept.lock().unwrap().push(args);
+        async { Ok(json!(null)) }
+    });
+    let program = r#"
+        const value = {
+            numbers: [undefined, null, true, false, 0, -0, 1.5, -2.5e-7, 1e21, 2 ** 60,
+                -(2 ** 60), 2 ** 53, 123456789012, NaN, -Infinity, 2147483647, -2147483648],
+            text: ['', 'plain', 'é ü ß', 'ÿ\u0000\u001f"\\', '日本語', '\ud800 lone', 'pair 😀',
+                'x'.repeat(300)],
+            records: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }, { a: 3, b: undefined }, {}, {},
+                { 2: 'two', 1: 'one', z: 0, '': 'empty', 'key with space': 1, 'ключ': 2 },
+                { a: 4, b: 'z' }],
+            nested: [[[[]]], { deep: { deeper: { deepest: [1] } } }],
+            skipped: undefined,
+        };
+        await tools.take(value);
+        await tools.take([value.records, value.records]);
+        // QuickJS's own JSON.stringify (an indent given as a Number object
+        // takes it past the native one).
+        return [JSON.stringify(value, undefined, new Number(0)),
+            JSON.stringify([value.records, value.records], undefined, new Number(0))];
+    "#;
+    let result = run_request(CodeRunRequest::new(program).binding(tools)).await;
+    assert_ok(&result);
+    let texts = result.value.expect("the texts");
+    let received = received.lock().unwrap();
+    assert_eq!(received.len(), 2);
+    for (text, got) in texts
+        .as_array()
+        .expect("two texts")
+        .iter()
+        .zip(received.iter())
+    {
+        let text = text.as_str().expect("a text").replace("\\ud800", "\\ufffd");
+        let expected: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(got, &expected);
+    }
+}
+
+/// An argument of plain data over `max_value_bytes` of JSON is refused,
+/// and the program can catch the refusal.
+#[tokio::test]
+async fn a_plain_argument_over_the_value_cap_is_refused() {
+    let runtime = runtime_with(|c| {
+        c.max_value_bytes(1000);
+    });
+    let program = "
+        const refusals = [];
+        for (const arg of [['x'.repeat(2000)], [{ k: 'é'.repeat(600) }], Array(400).fill(12345)]) {
+            try { await tools.echo(arg); refusals.push('sent'); }
+            catch (e) { refusals.push(String(e.message)); }
+        }
+        refusals.push(JSON.stringify(await tools.echo(['x'.repeat(900)])).length);
+        return refusals;
+    ";
+    let result = runtime
+        .run(CodeRunRequest::new(program).binding(tools()))
+        .await
+        .unwrap();
+    assert_ok(&result);
+    let refusals = result.value.expect("the refusals");
+    let refusals = refusals.as_array().expect("a list");
+    for refusal in &refusals[..3] {
+        let refusal = refusal.as_str().expect("a message");
+        assert!(
+            refusal.contains("more than config.max_value_bytes (1000)"),
+            "{refusal}"
+        );
+    }
+    assert_eq!(refusals[3], json!(904));
+}

@@ -240,7 +240,7 @@ fn label(namespace: &Namespace, index: usize) -> Cow<'_, str> {
     }
 }
 
-/// A call of a binding: its argument as JSON (natively, for plain data),
+/// A call of a binding: its argument as a tape (natively, for plain data),
 /// handed to the host; the promise the host call made. What is not plain
 /// data (and so may not be JSON-serialisable), and a call the host
 /// refuses, go through the prelude's `callBinding` and `failedCall`, which
@@ -265,18 +265,18 @@ pub(super) fn call_binding<'js, 'l>(
         .restore(ctx)
     };
     let arg = arg.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
-    let json = if arg.is_undefined() {
-        Some("null".to_owned())
+    let args = if arg.is_undefined() {
+        Some(host::CallArgs::Json("null".to_owned()))
     } else {
         let custom = super::inspect_custom_raw()
             .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?;
-        render::json_raw(ctx.as_raw().as_ptr(), arg.as_raw(), custom)
+        render::tape(ctx.as_raw().as_ptr(), arg.as_raw(), custom).map(host::CallArgs::Tape)
     };
-    let Some(json) = json else {
+    let Some(args) = args else {
         let call: Function = internals()?.get("callBinding")?;
         return call.call((ns, index, label().as_ref(), arg));
     };
-    match host_call(ctx.clone(), ns, index, json) {
+    match start_call(ctx.clone(), ns, index, &args) {
         Ok(promise) => Ok(promise.into_value()),
         Err(rquickjs::Error::Exception) => {
             let error = ctx.catch();
@@ -296,8 +296,17 @@ pub(super) fn host_call<'js>(
     function: u32,
     args_json: String,
 ) -> rquickjs::Result<Promise<'js>> {
+    start_call(ctx, namespace, function, &host::CallArgs::Json(args_json))
+}
+
+fn start_call<'js>(
+    ctx: Ctx<'js>,
+    namespace: u32,
+    function: u32,
+    args: &host::CallArgs,
+) -> rquickjs::Result<Promise<'js>> {
     start(ctx, false, |held| {
-        host::start_call(namespace, function, &args_json, held)
+        host::start_call(namespace, function, args, held)
     })
     .map(|(_, promise)| promise)
 }

@@ -15,7 +15,7 @@ use super::values::*;
 /// top-level `undefined`...), for JavaScript to decide. On QuickJS's own
 /// values: `JSON.stringify` (a C function of the engine's) and a binding's
 /// call hold them so.
-pub fn json_raw(
+pub(super) fn json_raw(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
     custom: qjs::JSValue,

@@ -1,0 +1,195 @@
+//! Plain data written as a tape: the values themselves, in a compact
+//! binary form the host reads (`runtime-host/src/tape.rs`), instead of
+//! their JSON text. Nothing is formatted here: a number is its eight
+//! bytes, a string its characters as QuickJS holds them (8-bit or
+//! UTF-16), and an object's keys are written once for its shape, then
+//! referred to by number. The host applies JSON's rules (an `undefined`
+//! property left out, `NaN` as `null`...), so the tape keeps every value
+//! as it is.
+//!
+//! It takes what [`json_raw`](super::json_raw) takes natively, through the
+//! same views: strings, numbers, booleans, `null`, `undefined`, dense
+//! arrays and ordinary objects, with the prototypes pristine; anything
+//! else (a cycle, a class instance, a symbol...) is declined and left to
+//! the prelude, as there.
+//!
+//! The format, little-endian:
+//!
+//! | tag | value | followed by |
+//! |---|---|---|
+//! | 0 | `undefined` | |
+//! | 1 | `null` | |
+//! | 2, 3 | `false`, `true` | |
+//! | 4 | an integer | `i32` |
+//! | 5 | a double | `f64` |
+//! | 6 | an 8-bit string (Latin-1) | `u32` length, the bytes |
+//! | 7 | a UTF-16 string | `u32` length in units, the units |
+//! | 8 | an array | `u32` count, the elements |
+//! | 9 | an object of a new shape | `u32` count, the keys, then the values |
+//! | 10 | an object of a shape met before | `u32` shape number, the values |
+//!
+//! A key is a string (tag 6 or 7) or an array index (tag 4, as `u32`).
+//! Shapes with keys are numbered from 0 in the order their tag 9 appears
+//! (one with none is never referred to).
+
+use rquickjs::qjs;
+
+use super::scan::{Chars, Held, narrow};
+use super::values::*;
+
+/// Tags of the tape (the table above).
+pub mod tag {
+    pub const UNDEFINED: u8 = 0;
+    pub const NULL: u8 = 1;
+    pub const FALSE: u8 = 2;
+    pub const TRUE: u8 = 3;
+    pub const INT: u8 = 4;
+    pub const DOUBLE: u8 = 5;
+    pub const NARROW: u8 = 6;
+    pub const WIDE: u8 = 7;
+    pub const ARRAY: u8 = 8;
+    pub const NEW_SHAPE: u8 = 9;
+    pub const SHAPE: u8 = 10;
+}
+
+/// `value` as a tape, when it is plain data; `None` otherwise, for the
+/// prelude to decide (as [`json_raw`](super::json_raw) would).
+pub fn tape(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    custom: qjs::JSValue,
+) -> Option<Vec<u8>> {
+    if matches!(kind(value), Kind::Object) && !pristine_raw(ctx, custom) {
+        return None;
+    }
+    let mut writer = Writer {
+        ctx,
+        buf: Vec::with_capacity(64),
+        walk: Walk::default(),
+        numbers: Vec::new(),
+        count: 0,
+    };
+    writer.value(value).then_some(writer.buf)
+}
+
+struct Writer<'a> {
+    ctx: *mut qjs::JSContext,
+    buf: Vec<u8>,
+    walk: Walk<'a>,
+    /// Each shape's tape number plus one, at the start of its range in
+    /// `walk.shapes` (distinct for shapes with keys); 0 where none.
+    numbers: Vec<u32>,
+    /// How many shapes the tape has numbered.
+    count: u32,
+}
+
+impl Writer<'_> {
+    /// A tag and its four- or eight-byte payload (the payload's bytes past
+    /// `len` are written and left out of the tape's length).
+    #[inline(always)]
+    fn head(&mut self, tag: u8, payload: u64, len: usize) {
+        self.buf.reserve(9);
+        // SAFETY: nine bytes reserved after the tape; `len` is at most 9.
+        unsafe {
+            let at = self.buf.len();
+            let to = self.buf.as_mut_ptr().add(at);
+            to.write(tag);
+            (to.add(1) as *mut u64).write_unaligned(payload.to_le());
+            self.buf.set_len(at + len);
+        }
+    }
+
+    #[inline(always)]
+    fn value(&mut self, value: qjs::JSValue) -> bool {
+        match kind(value) {
+            Kind::Undefined => self.head(tag::UNDEFINED, 0, 1),
+            Kind::Null => self.head(tag::NULL, 0, 1),
+            Kind::Bool(b) => self.head(if b { tag::TRUE } else { tag::FALSE }, 0, 1),
+            Kind::Int(n) => self.head(tag::INT, u64::from(n as u32), 5),
+            Kind::Float(n) => self.head(tag::DOUBLE, n.to_bits(), 9),
+            Kind::String => return self.string(value),
+            Kind::Object => return self.object(value),
+            Kind::Other => return false,
+        }
+        true
+    }
+
+    #[inline(never)]
+    fn string(&mut self, value: qjs::JSValue) -> bool {
+        if let Some(bytes) = narrow(value) {
+            self.chars(Chars::Narrow(bytes));
+            return true;
+        }
+        match Held::of(self.ctx, value) {
+            Some(held) => {
+                self.chars(held.chars());
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn chars(&mut self, chars: Chars<'_>) {
+        let (tag, len, bytes) = match chars {
+            Chars::Narrow(bytes) => (tag::NARROW, bytes.len(), bytes),
+            // SAFETY: the units' bytes, which the host reads as
+            // little-endian (wasm's order).
+            Chars::Wide(units) => (tag::WIDE, units.len(), unsafe {
+                std::slice::from_raw_parts(units.as_ptr().cast::<u8>(), units.len() * 2)
+            }),
+        };
+        self.head(tag, len as u64, 5);
+        self.buf.extend_from_slice(bytes);
+    }
+
+    fn object(&mut self, value: qjs::JSValue) -> bool {
+        if !self.walk.enter(object_id(value)) {
+            return false;
+        }
+        let slots = plain_slots(self.ctx, value, &mut self.walk.shapes);
+        let done = if slots.is_none()
+            && let Some(elements) = plain_array(self.ctx, value)
+        {
+            self.head(tag::ARRAY, elements.len() as u64, 5);
+            elements.iter().all(|&element| self.value(element))
+        } else if let Some((values, from, to)) = slots {
+            self.shape(from, to);
+            (from..to).all(|at| {
+                let (slot, _) = self.walk.shapes.entry(at);
+                // SAFETY: the shape says slot `slot` is a data property of
+                // this object, whose slots are one value each.
+                self.value(unsafe { *values.add(slot) })
+            })
+        } else {
+            false
+        };
+        self.walk.leave();
+        done
+    }
+
+    /// An object's shape: its number when met before, else its keys. A
+    /// shape with no keys is written as new each time (five bytes).
+    fn shape(&mut self, from: usize, to: usize) {
+        if from < to {
+            if let Some(&number) = self.numbers.get(from)
+                && number > 0
+            {
+                self.head(tag::SHAPE, u64::from(number - 1), 5);
+                return;
+            }
+            if self.numbers.len() <= from {
+                self.numbers.resize(from + 1, 0);
+            }
+            self.count += 1;
+            self.numbers[from] = self.count;
+        }
+        self.head(tag::NEW_SHAPE, (to - from) as u64, 5);
+        for at in from..to {
+            match self.walk.shapes.entry(at).1 {
+                Key::Name(name) => self.chars(Chars::Narrow(name)),
+                Key::Chars(chars) => self.chars(chars),
+                Key::Index(index) => self.head(tag::INT, u64::from(index), 5),
+            }
+        }
+    }
+}
