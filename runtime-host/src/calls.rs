@@ -302,7 +302,7 @@ impl Calls {
 
 /// A call's argument as a value and the bytes of its JSON, or why it is
 /// refused: over `max_bytes` bytes of JSON, or not readable.
-fn argument(args: CallArgs, max_bytes: usize) -> Result<(Value, usize), String> {
+pub(crate) fn argument(args: CallArgs, max_bytes: usize) -> Result<(Value, usize), String> {
     let too_large = |bytes: &dyn std::fmt::Display| {
         format!(
             "the argument is {bytes} bytes of JSON, more than config.max_value_bytes \

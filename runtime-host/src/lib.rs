@@ -142,6 +142,16 @@ pub mod __internals {
         crate::json::parse(text).map_err(|error| error.to_string())
     }
 
+    /// A binding argument's tape (plain data, unformatted) as the host
+    /// reads it from the guest, with the bytes of its JSON, or the call's
+    /// refusal.
+    pub fn read_argument_tape(
+        tape: &[u8],
+        max_bytes: usize,
+    ) -> Result<(serde_json::Value, usize), String> {
+        crate::calls::argument(crate::guest::CallArgs::Tape(tape.to_vec()), max_bytes)
+    }
+
     /// A returned value's JSON as the host decodes it, capped at `max_bytes`.
     pub fn decode_value(text: &str, max_bytes: usize) -> serde_json::Value {
         crate::value::decode(text, max_bytes)

@@ -243,6 +243,92 @@ fn check_json(text: &str, max_bytes: usize) -> Result<(), String> {
     }
 }
 
+/// A binding argument's tape, as the guest writes one (see
+/// `guest-js-engine/src/render/tape.rs`), with a few of its bytes then
+/// overwritten: lengths and counts past the end, unknown tags and shapes,
+/// deep nesting, shapes of long keys used again and again.
+fn tape_like(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {
+    fn value(
+        u: &mut Unstructured<'_>,
+        out: &mut Vec<u8>,
+        depth: u32,
+        shapes: &mut u32,
+    ) -> arbitrary::Result<()> {
+        let tag = if depth > 300 {
+            u.int_in_range(0..=7)?
+        } else {
+            u.int_in_range(0..=10)?
+        };
+        out.push(tag);
+        match tag {
+            4 => out.extend_from_slice(&u.arbitrary::<u32>()?.to_le_bytes()),
+            5 => out.extend_from_slice(&u.arbitrary::<f64>()?.to_le_bytes()),
+            6 | 7 => {
+                let len = u.int_in_range(0..=40u32)?;
+                out.extend_from_slice(&len.to_le_bytes());
+                for _ in 0..len * (u32::from(tag) - 5) {
+                    out.push(u.arbitrary()?);
+                }
+            }
+            8 => {
+                let count = u.int_in_range(0..=4u32)?;
+                out.extend_from_slice(&count.to_le_bytes());
+                for _ in 0..count {
+                    value(u, out, depth + 1, shapes)?;
+                }
+            }
+            9 => {
+                let count = u.int_in_range(0..=3u32)?;
+                out.extend_from_slice(&count.to_le_bytes());
+                for _ in 0..count {
+                    out.push(6);
+                    let len = u.int_in_range(0..=2000u32)?;
+                    out.extend_from_slice(&len.to_le_bytes());
+                    out.extend(std::iter::repeat_n(b'k', len as usize));
+                }
+                *shapes += u32::from(count > 0);
+                for _ in 0..count {
+                    value(u, out, depth + 1, shapes)?;
+                }
+            }
+            10 => {
+                let number = u.int_in_range(0..=(*shapes).max(1))?;
+                out.extend_from_slice(&number.to_le_bytes());
+                for _ in 0..u.int_in_range(0..=3)? {
+                    value(u, out, depth + 1, shapes)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    value(u, &mut out, 0, &mut 0)?;
+    for _ in 0..u.int_in_range(0..=3)? {
+        if !out.is_empty() {
+            let at = u.choose_index(out.len())?;
+            out[at] = u.arbitrary()?;
+        }
+    }
+    Ok(out)
+}
+
+fn check_tape(tape: &[u8], max_bytes: usize) -> Result<(), String> {
+    match internals::read_argument_tape(tape, max_bytes) {
+        Ok((value, bytes)) => {
+            let json = serde_json::to_string(&value).map_err(|e| e.to_string())?;
+            if bytes != json.len() || bytes > max_bytes {
+                return Err(format!(
+                    "a tape read as {} bytes of JSON, counted {bytes}, over {max_bytes}",
+                    json.len()
+                ));
+            }
+            Ok(())
+        }
+        Err(refusal) => bounded(&refusal),
+    }
+}
+
 fn check_logs(u: &mut Unstructured<'_>) -> Result<(), String> {
     let max = u.int_in_range(128..=4096).map_err(|e| e.to_string())?;
     let lines: Vec<String> = (0..u.int_in_range(0..=200).unwrap_or(0))
@@ -420,6 +506,13 @@ async fn hostile_inputs_never_crash_the_host() {
         }
         let verdict = if kind == 9 {
             check_logs(&mut u)
+        } else if kind == 8 {
+            // Raw bytes as a program, as JSON, and, with a generated tape,
+            // as a binding argument's tape.
+            check_front_end(&input, &config)
+                .and_then(|()| check_json(&input, 4096))
+                .and_then(|()| check_tape(input.as_bytes(), 4096))
+                .and_then(|()| check_tape(&tape_like(&mut u).unwrap_or_default(), 4096))
         } else {
             check_front_end(&input, &config).and_then(|()| check_json(&input, 4096))
         };
