@@ -31,8 +31,9 @@ mod cfunction;
 mod engine;
 mod json;
 mod parse;
-mod render;
 mod web;
+
+use coderun_render as render;
 
 use exports::coderun::sandbox::program::{Guest as Program, Namespace, Outcome, Settings};
 

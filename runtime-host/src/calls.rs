@@ -40,8 +40,9 @@ use crate::guest::{
 use crate::json;
 use crate::result::LogLevel;
 use crate::store::RunState;
-use crate::tape;
 use crate::transform::SCRIPT_FILE;
+use crate::value;
+use coderun_render::TapeError;
 
 mod fetch;
 mod outcome;
@@ -319,34 +320,26 @@ pub(crate) fn argument(args: CallArgs, max_bytes: usize) -> Result<(Value, usize
                 .map_err(|error| format!("the argument cannot be sent: {error}"))
         }
         CallArgs::Tape(tape) => {
-            let value = tape::decode(&tape, max_bytes).map_err(|error| match error {
-                tape::TapeError::TooLarge(_) => too_large(&format!("over {max_bytes}")),
-                error => format!("the argument cannot be sent: {error}"),
-            })?;
-            // Its JSON's length, counted without keeping the text (the
-            // tape bounds it: its strings and keys are within `max_bytes`).
-            let mut counter = ByteCounter(0);
-            serde_json::to_writer(&mut counter, &value)
-                .map_err(|error| format!("the argument cannot be sent: {error}"))?;
-            if counter.0 > max_bytes {
-                return Err(too_large(&counter.0));
+            let cannot =
+                |error: &dyn std::fmt::Display| format!("the argument cannot be sent: {error}");
+            if tape.len() > value::max_tape_bytes(max_bytes) {
+                return Err(cannot(&format!(
+                    "its tape is {} bytes, more than the guest writes for a cap of {max_bytes}",
+                    tape.len()
+                )));
             }
-            Ok((value, counter.0))
+            let text = match coderun_render::render_tape(&tape, max_bytes, None) {
+                Ok(rendered) => rendered.json,
+                Err(TapeError::TooLarge(_)) => return Err(too_large(&format!("over {max_bytes}"))),
+                Err(error) => return Err(cannot(&error)),
+            };
+            if text.len() > max_bytes {
+                return Err(too_large(&text.len()));
+            }
+            json::parse(&text)
+                .map(|value| (value, text.len()))
+                .map_err(|error| cannot(&error))
         }
-    }
-}
-
-/// A writer that only counts the bytes written to it.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

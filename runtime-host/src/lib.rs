@@ -85,7 +85,6 @@ mod request;
 mod result;
 mod shards;
 mod store;
-mod tape;
 mod transform;
 mod value;
 mod wasm_runtime;

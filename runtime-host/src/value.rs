@@ -5,6 +5,41 @@ use serde_json::Value;
 use crate::json::{self, GuestJsonError};
 use crate::output::{self, Output};
 
+/// The longest tape the host reads for a value whose JSON may take
+/// `max_bytes` (a binding's argument, the returned value): twice that and
+/// 4 KiB, the guest's bound too (`guest-js-engine/src/engine.rs`), past
+/// which it writes JSON. It bounds what reading a tape allocates: at most
+/// one value, of a few dozen bytes, for each byte of it.
+pub(crate) fn max_tape_bytes(max_bytes: usize) -> usize {
+    max_bytes.saturating_mul(2).saturating_add(4096)
+}
+
+/// The returned value's JSON and display text, written by the host from
+/// the guest's tape of it (`coderun_render::render_tape`), or a failure's
+/// message for a tape no guest writes.
+pub(crate) fn from_tape(tape: &[u8], max_bytes: usize) -> Result<(String, String), String> {
+    if tape.len() > max_tape_bytes(max_bytes) {
+        return Err(format!(
+            "the returned value's tape is {} bytes, more than the guest writes for a cap of \
+             {max_bytes}",
+            tape.len()
+        ));
+    }
+    // The room of the display is the cap, in UTF-16 units, as the guest's
+    // was; its strings and keys may add up to eight times the cap (keys are
+    // written once per shape in a tape, and in every object in JSON), and
+    // the JSON is then cut to the cap.
+    let room = f64::from(u32::try_from(max_bytes).unwrap_or(u32::MAX));
+    match coderun_render::render_tape(tape, max_bytes.saturating_mul(8), Some(room)) {
+        Ok(rendered) => Ok((rendered.json, rendered.display)),
+        Err(coderun_render::TapeError::TooLarge(_)) => {
+            let marker = output::marker(Output::Value, None, max_bytes);
+            Ok((serde_json::to_string(&marker).unwrap_or_default(), marker))
+        }
+        Err(error) => Err(format!("the returned value could not be read: {error}")),
+    }
+}
+
 /// Decodes the guest's JSON text for the returned value.
 ///
 /// A string longer than `max_bytes` is cut at a UTF-8 boundary and marked;

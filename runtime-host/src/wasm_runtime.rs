@@ -442,6 +442,14 @@ impl WasmCodeRuntime {
                     .map(|returned| output::cap(returned.display, Output::Value, max_value_bytes)),
                 ..CodeRunResult::default()
             },
+            Outcome::ReturnedTape(tape) => match value::from_tape(&tape, max_value_bytes) {
+                Ok((json, display)) => CodeRunResult {
+                    value: Some(value::decode(&json, max_value_bytes)),
+                    value_display: Some(output::cap(display, Output::Value, max_value_bytes)),
+                    ..CodeRunResult::default()
+                },
+                Err(message) => CodeRunResult::failed(failure::exception(message)),
+            },
             Outcome::Stalled => CodeRunResult::failed(failure::stalled()),
             Outcome::Threw(text) => CodeRunResult::failed(failure::exception(
                 transformed.map_positions(text.trim_end()),

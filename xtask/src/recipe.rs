@@ -16,6 +16,7 @@ use sha2::{Digest as _, Sha256};
 const INPUT_DIRS: &[&str] = &[
     "guest-js-engine/src",
     "guest-js-engine/patches",
+    "render/src",
     "wit",
     "xtask/src",
 ];
@@ -25,6 +26,7 @@ const INPUT_FILES: &[&str] = &[
     "guest-js-engine/build.rs",
     "guest-js-engine/cc.sh",
     "guest-js-engine/hot-functions.txt",
+    "render/Cargo.toml",
     "xtask/Cargo.toml",
 ];
 

@@ -270,7 +270,13 @@ pub(super) fn call_binding<'js, 'l>(
     } else {
         let custom = super::inspect_custom_raw()
             .ok_or_else(|| Exception::throw_internal(ctx, "the engine is not initialised"))?;
-        render::tape(ctx.as_raw().as_ptr(), arg.as_raw(), custom).map(host::CallArgs::Tape)
+        render::tape(
+            ctx.as_raw().as_ptr(),
+            arg.as_raw(),
+            custom,
+            super::tape_limit(),
+        )
+        .map(host::CallArgs::Tape)
     };
     let Some(args) = args else {
         let call: Function = internals()?.get("callBinding")?;

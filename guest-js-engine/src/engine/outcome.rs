@@ -40,10 +40,20 @@ fn encode_kept<'js>(
             display: text,
         }));
     }
-    // Plain data (strings, numbers, dense arrays, ordinary objects) is
-    // rendered natively, at a few units of fuel per byte; the rest, or
-    // what the native renderer declines, by the prelude.
     let custom = super::inspect_custom(ctx).unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    // Plain data (strings, numbers, dense arrays, ordinary objects) leaves
+    // as a tape of its values, for the host to write its JSON and display
+    // with this renderer; a value too long for a tape is rendered here,
+    // natively; the rest, or what the native renderer declines, by the
+    // prelude.
+    if let Some(tape) = render::tape(
+        ctx.as_raw().as_ptr(),
+        value.as_raw(),
+        custom.as_raw(),
+        super::tape_limit(),
+    ) {
+        return Outcome::ReturnedTape(tape);
+    }
     // The JSON first: the display lays out the arrays of numbers it
     // noted from their text there.
     let native_json = render::json_noting(ctx, value, &custom);

@@ -7,7 +7,7 @@
 //! and an object's `inspect` context and the call into the native
 //! renderer about 35,000 more.
 
-use rquickjs::qjs;
+use super::qjs;
 
 use super::inspect::console_object;
 use super::scan::{Chars, Held};

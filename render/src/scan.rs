@@ -3,7 +3,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use rquickjs::qjs;
+use super::qjs;
 
 use super::{JS_CoderunString, JS_CoderunStringChars};
 
@@ -303,7 +303,7 @@ impl Stop for StringEnd {
 /// The first index from `from` on of a byte that ends plain text in a JSON
 /// string (`"`, `\`, a control character), else `text.len()`: sixteen
 /// bytes at a time.
-pub(crate) fn string_end(text: &[u8], from: usize) -> usize {
+pub fn string_end(text: &[u8], from: usize) -> usize {
     scan(Chars::Narrow(text), from, text.len(), StringEnd)
 }
 

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use rquickjs::qjs;
+use super::qjs;
 
 use super::inspect::Renderer;
 use super::json::leading_numbers;

@@ -32,7 +32,7 @@
 //! Shapes with keys are numbered from 0 in the order their tag 9 appears
 //! (one with none is never referred to).
 
-use rquickjs::qjs;
+use super::qjs;
 
 use super::scan::{Chars, Held, narrow};
 use super::values::*;
@@ -52,12 +52,14 @@ pub mod tag {
     pub const SHAPE: u8 = 10;
 }
 
-/// `value` as a tape, when it is plain data; `None` otherwise, for the
-/// prelude to decide (as [`json_raw`](super::json_raw) would).
+/// `value` as a tape, when it is plain data and its tape is at most
+/// `limit` bytes; `None` otherwise, for the prelude to decide (as
+/// [`json_raw`](super::json_raw) would), or the guest to render.
 pub fn tape(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
     custom: qjs::JSValue,
+    limit: usize,
 ) -> Option<Vec<u8>> {
     if matches!(kind(value), Kind::Object) && !pristine_raw(ctx, custom) {
         return None;
@@ -68,8 +70,9 @@ pub fn tape(
         walk: Walk::default(),
         numbers: Vec::new(),
         count: 0,
+        limit,
     };
-    writer.value(value).then_some(writer.buf)
+    (writer.value(value) && !writer.over()).then_some(writer.buf)
 }
 
 struct Writer<'a> {
@@ -81,6 +84,8 @@ struct Writer<'a> {
     numbers: Vec<u32>,
     /// How many shapes the tape has numbered.
     count: u32,
+    /// The most bytes the tape may take.
+    limit: usize,
 }
 
 impl Writer<'_> {
@@ -117,19 +122,17 @@ impl Writer<'_> {
     #[inline(never)]
     fn string(&mut self, value: qjs::JSValue) -> bool {
         if let Some(bytes) = narrow(value) {
-            self.chars(Chars::Narrow(bytes));
-            return true;
+            return self.chars(Chars::Narrow(bytes));
         }
         match Held::of(self.ctx, value) {
-            Some(held) => {
-                self.chars(held.chars());
-                true
-            }
+            Some(held) => self.chars(held.chars()),
             None => false,
         }
     }
 
-    fn chars(&mut self, chars: Chars<'_>) {
+    /// A string's characters, after its tag and length; false (nothing
+    /// written) when they would take the tape past its limit.
+    fn chars(&mut self, chars: Chars<'_>) -> bool {
         let (tag, len, bytes) = match chars {
             Chars::Narrow(bytes) => (tag::NARROW, bytes.len(), bytes),
             // SAFETY: the units' bytes, which the host reads as
@@ -138,12 +141,23 @@ impl Writer<'_> {
                 std::slice::from_raw_parts(units.as_ptr().cast::<u8>(), units.len() * 2)
             }),
         };
+        if bytes.len() > self.limit.saturating_sub(self.buf.len()) {
+            return false;
+        }
         self.head(tag, len as u64, 5);
         self.buf.extend_from_slice(bytes);
+        true
+    }
+
+    /// Whether the tape has grown past its limit (checked at each string
+    /// and object, what makes a tape long).
+    #[inline(always)]
+    fn over(&self) -> bool {
+        self.buf.len() > self.limit
     }
 
     fn object(&mut self, value: qjs::JSValue) -> bool {
-        if !self.walk.enter(object_id(value)) {
+        if self.over() || !self.walk.enter(object_id(value)) {
             return false;
         }
         let slots = plain_slots(self.ctx, value, &mut self.walk.shapes);
@@ -153,13 +167,13 @@ impl Writer<'_> {
             self.head(tag::ARRAY, elements.len() as u64, 5);
             elements.iter().all(|&element| self.value(element))
         } else if let Some((values, from, to)) = slots {
-            self.shape(from, to);
-            (from..to).all(|at| {
-                let (slot, _) = self.walk.shapes.entry(at);
-                // SAFETY: the shape says slot `slot` is a data property of
-                // this object, whose slots are one value each.
-                self.value(unsafe { *values.add(slot) })
-            })
+            self.shape(from, to)
+                && (from..to).all(|at| {
+                    let (slot, _) = self.walk.shapes.entry(at);
+                    // SAFETY: the shape says slot `slot` is a data property of
+                    // this object, whose slots are one value each.
+                    self.value(unsafe { *values.add(slot) })
+                })
         } else {
             false
         };
@@ -167,15 +181,16 @@ impl Writer<'_> {
         done
     }
 
-    /// An object's shape: its number when met before, else its keys. A
-    /// shape with no keys is written as new each time (five bytes).
-    fn shape(&mut self, from: usize, to: usize) {
+    /// An object's shape: its number when met before, else its keys (false
+    /// when they would take the tape past its limit). A shape with no keys
+    /// is written as new each time (five bytes).
+    fn shape(&mut self, from: usize, to: usize) -> bool {
         if from < to {
             if let Some(&number) = self.numbers.get(from)
                 && number > 0
             {
                 self.head(tag::SHAPE, u64::from(number - 1), 5);
-                return;
+                return true;
             }
             if self.numbers.len() <= from {
                 self.numbers.resize(from + 1, 0);
@@ -185,11 +200,18 @@ impl Writer<'_> {
         }
         self.head(tag::NEW_SHAPE, (to - from) as u64, 5);
         for at in from..to {
-            match self.walk.shapes.entry(at).1 {
+            let written = match self.walk.shapes.entry(at).1 {
                 Key::Name(name) => self.chars(Chars::Narrow(name)),
                 Key::Chars(chars) => self.chars(chars),
-                Key::Index(index) => self.head(tag::INT, u64::from(index), 5),
+                Key::Index(index) => {
+                    self.head(tag::INT, u64::from(index), 5);
+                    true
+                }
+            };
+            if !written {
+                return false;
             }
         }
+        true
     }
 }

@@ -1,6 +1,8 @@
 //! Plain data as `JSON.stringify` writes it.
 
-use rquickjs::{Ctx, Value, qjs};
+use super::qjs;
+#[cfg(feature = "quickjs")]
+use rquickjs::{Ctx, Value};
 
 use super::digits::{NUMBER_ROOM, write_int, write_number};
 use super::numbers::{GROUPED, NumberArrays};
@@ -32,6 +34,7 @@ pub(super) fn json_raw(
 /// `JSON.stringify(value, undefined, space)` when `value` is plain data
 /// and `space` a gap the native writer takes (see `indent.rs`); `None`
 /// otherwise, for QuickJS's own function to write.
+#[cfg(feature = "quickjs")]
 pub fn json_spaced_raw(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
@@ -50,6 +53,7 @@ pub fn json_spaced_raw(
 /// lay them out from the JSON (see `numbers.rs`).
 ///
 /// [`inspect`]: super::inspect
+#[cfg(feature = "quickjs")]
 pub fn json_noting(
     ctx: &Ctx<'_>,
     value: &Value<'_>,

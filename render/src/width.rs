@@ -14,9 +14,12 @@
 use std::cell::OnceCell;
 use std::ffi::{c_char, c_int, c_void};
 
-use rquickjs::{Ctx, Exception, qjs};
+use super::qjs;
+#[cfg(feature = "quickjs")]
+use rquickjs::{Ctx, Exception};
 
 use super::scan::{Chars, Held};
+use super::width_tables::{EMOJI, ZERO};
 
 /// East Asian wide and fullwidth ranges (ICU's, as Node measures them),
 /// inclusive.
@@ -86,6 +89,7 @@ fn stable(cp: u32) -> bool {
 /// libunicode's set of code points: `len` bounds (even), each pair a
 /// half-open range.
 #[repr(C)]
+#[cfg(feature = "quickjs")]
 struct CharRange {
     len: c_int,
     size: c_int,
@@ -94,8 +98,10 @@ struct CharRange {
     realloc_func: Realloc,
 }
 
+#[cfg(feature = "quickjs")]
 type Realloc = unsafe extern "C" fn(*mut c_void, *mut c_void, usize) -> *mut c_void;
 
+#[cfg(feature = "quickjs")]
 unsafe extern "C" {
     fn cr_init(cr: *mut CharRange, mem_opaque: *mut c_void, realloc_func: Realloc);
     fn cr_free(cr: *mut CharRange);
@@ -114,6 +120,7 @@ unsafe extern "C" {
 }
 
 /// libunicode's `UNICODE_NFC`.
+#[cfg(feature = "quickjs")]
 const NFC: c_int = 0;
 
 /// The sets a width reads, as sorted bounds of half-open ranges.
@@ -131,6 +138,7 @@ thread_local! {
 
 /// The bounds of `class` (a property name, or a general category when
 /// `category`), from libunicode.
+#[cfg(feature = "quickjs")]
 fn bounds(ctx: *mut qjs::JSContext, class: &std::ffi::CStr, category: bool) -> Vec<u32> {
     let mut range = CharRange {
         len: 0,
@@ -160,6 +168,7 @@ fn bounds(ctx: *mut qjs::JSContext, class: &std::ffi::CStr, category: bool) -> V
 }
 
 /// Builds the tables; called once while the guest initialises.
+#[cfg(feature = "quickjs")]
 pub fn init(ctx: *mut qjs::JSContext) {
     let emoji = bounds(ctx, c"Emoji_Presentation", false);
     let mut ranges: Vec<(u32, u32)> = [c"Mn", c"Me", c"Cf", c"Cc"]
@@ -180,6 +189,13 @@ pub fn init(ctx: *mut qjs::JSContext) {
             _ => zero.extend([start, end]),
         }
     }
+    // The host measures with the lists written out (width_tables.rs):
+    // they must be these.
+    assert!(
+        emoji == EMOJI && zero == ZERO,
+        "QuickJS's Unicode tables are not the ones in render/src/width_tables.rs: \
+         Emoji_Presentation {emoji:#x?}, Mn, Me, Cf and Cc {zero:#x?}"
+    );
     let tables = Tables { emoji, zero };
     assert!(
         (0..0x300).all(|cp| below_0300(cp) == by_tables(&tables, cp)),
@@ -194,6 +210,18 @@ pub fn init(ctx: *mut qjs::JSContext) {
     );
     TABLES.with(|cell| {
         let _ = cell.set(tables);
+    });
+}
+
+/// The tables on the host: the lists written out, which the guest checked
+/// against libunicode.
+#[cfg(not(feature = "quickjs"))]
+pub(super) fn init() {
+    TABLES.with(|cell| {
+        cell.get_or_init(|| Tables {
+            emoji: EMOJI.to_vec(),
+            zero: ZERO.to_vec(),
+        });
     });
 }
 
@@ -355,35 +383,72 @@ pub(super) fn width(ctx: *mut qjs::JSContext, chars: Chars<'_>) -> Option<usize>
                         .sum::<usize>(),
             );
         }
-        let mut normalised: *mut u32 = std::ptr::null_mut();
-        let count = c_int::try_from(points.len()).ok()?;
-        // SAFETY: `count` code points at `points`; the result is allocated
-        // with the live context's allocator, read for its length, and
-        // freed with it.
-        unsafe {
-            let made = unicode_normalize(
-                &mut normalised,
-                points.as_ptr(),
-                count,
-                NFC,
-                ctx.cast(),
-                lre_realloc,
-            );
-            if made < 0 {
-                return None;
-            }
-            if !normalised.is_null() {
-                let text = std::slice::from_raw_parts(normalised, made as usize);
-                columns += text.iter().map(|&cp| char_width(tables, cp)).sum::<usize>();
-                lre_realloc(ctx.cast(), normalised.cast(), 0);
-            }
-        }
+        columns += normalised_width(ctx, tables, &points)?;
         Some(columns)
     })
 }
 
+/// The columns of `points` once normalised (NFC), by libunicode with the
+/// live context's allocator; `None` when memory for it cannot be had.
+#[cfg(feature = "quickjs")]
+fn normalised_width(ctx: *mut qjs::JSContext, tables: &Tables, points: &[u32]) -> Option<usize> {
+    let mut normalised: *mut u32 = std::ptr::null_mut();
+    let count = c_int::try_from(points.len()).ok()?;
+    // SAFETY: `count` code points at `points`; the result is allocated
+    // with the live context's allocator, read for its length, and freed
+    // with it.
+    unsafe {
+        let made = unicode_normalize(
+            &mut normalised,
+            points.as_ptr(),
+            count,
+            NFC,
+            ctx.cast(),
+            lre_realloc,
+        );
+        if made < 0 {
+            return None;
+        }
+        let mut columns = 0;
+        if !normalised.is_null() {
+            let text = std::slice::from_raw_parts(normalised, made as usize);
+            columns = text.iter().map(|&cp| char_width(tables, cp)).sum::<usize>();
+            lre_realloc(ctx.cast(), normalised.cast(), 0);
+        }
+        Some(columns)
+    }
+}
+
+/// [`normalised_width`] on the host: NFC by `unicode-normalization`; a
+/// lone surrogate (not a `char`) stays as itself.
+#[cfg(not(feature = "quickjs"))]
+fn normalised_width(_ctx: *mut qjs::JSContext, tables: &Tables, points: &[u32]) -> Option<usize> {
+    use unicode_normalization::UnicodeNormalization as _;
+    let mut columns = 0;
+    let mut run = String::new();
+    let flush = |run: &mut String, columns: &mut usize| {
+        *columns += run
+            .nfc()
+            .map(|c| char_width(tables, u32::from(c)))
+            .sum::<usize>();
+        run.clear();
+    };
+    for &cp in points {
+        match char::from_u32(cp) {
+            Some(c) => run.push(c),
+            None => {
+                flush(&mut run, &mut columns);
+                columns += char_width(tables, cp);
+            }
+        }
+    }
+    flush(&mut run, &mut columns);
+    Some(columns)
+}
+
 /// `natives.stringWidth(text)`: layout.js's `stringWidth`, [`width`] of a
 /// string.
+#[cfg(feature = "quickjs")]
 pub fn string_width<'js>(ctx: Ctx<'js>, text: rquickjs::String<'js>) -> rquickjs::Result<f64> {
     let raw = ctx.as_raw().as_ptr();
     let Some(held) = Held::of(raw, text.as_raw()) else {

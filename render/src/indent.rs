@@ -7,7 +7,7 @@
 //! space. The text is the writer's own JSON, so outside its strings there
 //! are only brackets, commas, colons, numbers and literals.
 
-use rquickjs::qjs;
+use super::qjs;
 
 use super::scan::{Chars, Held, string_end};
 

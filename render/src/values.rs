@@ -1,7 +1,9 @@
 //! Values as the renderer sees them, through the read-only views of the
 //! project's QuickJS patch; the walk's path and reusable lists.
 
-use rquickjs::{Ctx, Value, qjs};
+use super::qjs;
+#[cfg(feature = "quickjs")]
+use rquickjs::{Ctx, Value};
 
 use super::numbers::NumberArrays;
 use super::scan::Chars;
@@ -212,7 +214,7 @@ impl<'a> Shapes<'a> {
 /// A hasher for addresses, and the host's call ids: one multiplication,
 /// its high half folded in. Neither is a program's choice.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct AddressHasher(u64);
+pub struct AddressHasher(u64);
 
 impl std::hash::Hasher for AddressHasher {
     fn finish(&self) -> u64 {
@@ -235,13 +237,14 @@ impl std::hash::Hasher for AddressHasher {
     }
 }
 
-pub(crate) type AddressHash = std::hash::BuildHasherDefault<AddressHasher>;
+pub type AddressHash = std::hash::BuildHasherDefault<AddressHasher>;
 
 pub(super) fn object_id(value: qjs::JSValue) -> usize {
     // SAFETY: an object's pointer, compared and never dereferenced.
     unsafe { qjs::JS_VALUE_GET_PTR(value) as usize }
 }
 
+#[cfg(feature = "quickjs")]
 pub(super) fn pristine(ctx: &Ctx<'_>, custom: &Value<'_>) -> bool {
     pristine_raw(ctx.as_raw().as_ptr(), custom.as_raw())
 }

@@ -5,8 +5,11 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use rquickjs::{Ctx, IntoJs, Value, qjs};
+use super::qjs;
+#[cfg(feature = "quickjs")]
+use rquickjs::{Ctx, IntoJs, Value};
 
+#[cfg(feature = "quickjs")]
 unsafe extern "C" {
     /// A new 8-bit string of the `len` characters at `buf`, a byte each.
     fn JS_CoderunNewString8(
@@ -31,7 +34,8 @@ unsafe extern "C" {
 /// here into a string of that length: `JS_NewStringLen` decodes it a
 /// character at a time, at about 60 units of fuel each. The engine's
 /// exception when it throws (out of memory, or past the longest string).
-pub(crate) fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
+#[cfg(feature = "quickjs")]
+pub fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
     let bytes = text.as_bytes();
     let ascii = ascii_len(bytes);
     if ascii == bytes.len() {
@@ -63,6 +67,7 @@ pub(crate) fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
 /// is not a continuation, and another for each character of four bytes),
 /// and whether every character is below U+0100 (no lead byte from 0xc4
 /// on): sixteen bytes at a time.
+#[cfg(feature = "quickjs")]
 fn measure(bytes: &[u8]) -> (usize, bool) {
     let (mut units, mut wider, mut at) = (0usize, false, 0);
     #[cfg(target_arch = "wasm32")]
@@ -96,8 +101,10 @@ fn measure(bytes: &[u8]) -> (usize, bool) {
 /// Text a native function returns, made into the engine's string by
 /// [`new_string`] (rquickjs's own conversion of a `String` is
 /// `JS_NewStringLen`'s).
+#[cfg(feature = "quickjs")]
 pub struct Text(pub String);
 
+#[cfg(feature = "quickjs")]
 impl<'js> IntoJs<'js> for Text {
     fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
         let value = new_string(ctx.as_raw().as_ptr(), &self.0);
@@ -114,7 +121,8 @@ impl<'js> IntoJs<'js> for Text {
 ///
 /// # Safety
 /// `ctx` is a live context and `text` is ASCII.
-pub(crate) unsafe fn new_ascii_string(ctx: *mut qjs::JSContext, text: &[u8]) -> qjs::JSValue {
+#[cfg(feature = "quickjs")]
+pub unsafe fn new_ascii_string(ctx: *mut qjs::JSContext, text: &[u8]) -> qjs::JSValue {
     // SAFETY: the caller's promise.
     unsafe { JS_CoderunNewString8(ctx, text.as_ptr().cast(), text.len() as _) }
 }
@@ -126,6 +134,7 @@ pub(crate) unsafe fn new_ascii_string(ctx: *mut qjs::JSContext, text: &[u8]) -> 
 /// # Safety
 /// `dst` is writable for `units` bytes, the number of characters `bytes`
 /// holds ([`measure`]).
+#[cfg(feature = "quickjs")]
 unsafe fn latin1_into(bytes: &[u8], ascii: usize, dst: *mut u8, units: usize) -> usize {
     let len = bytes.len();
     // SAFETY: the ASCII is `ascii` characters of the `units`; then
@@ -251,7 +260,7 @@ unsafe fn latin1_decode(
 
 /// How many bytes `bytes` starts with that are ASCII: sixty-four at a
 /// time, then sixteen, by their high bits' mask.
-pub(crate) fn ascii_len(bytes: &[u8]) -> usize {
+pub fn ascii_len(bytes: &[u8]) -> usize {
     let mut at = 0;
     #[cfg(target_arch = "wasm32")]
     // SAFETY: sixteen bytes from `at` (or from 16, 32 and 48 past it),

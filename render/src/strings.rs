@@ -1,7 +1,7 @@
 //! Strings and property names as `util.inspect` writes them
 //! (`formatString`, `formatProperty`'s key).
 
-use rquickjs::qjs;
+use super::qjs;
 
 use super::inspect::Renderer;
 use super::scan::{Chars, Held, InspectStop, UnitStop, narrow, scan};

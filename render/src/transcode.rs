@@ -2,6 +2,7 @@
 //! characters (Latin-1) and its UTF-16 units, whole runs at a time; and
 //! a string's text handed out as UTF-8.
 
+#[cfg(feature = "quickjs")]
 use rquickjs::{Ctx, Value};
 
 use super::decode::ascii_len;
@@ -272,6 +273,7 @@ unsafe fn latin1_blocks(out: *mut u8, at: &mut usize, bytes: &[u8]) -> usize {
 
 /// A string as text, each lone surrogate replaced by U+FFFD: how a
 /// returned string displays (`console.log` of a string prints it as is).
+#[cfg(feature = "quickjs")]
 pub fn well_formed(ctx: &Ctx<'_>, value: &Value<'_>) -> Option<String> {
     let held = Held::of(ctx.as_raw().as_ptr(), value.as_raw())?;
     Some(match held.chars() {
@@ -291,6 +293,7 @@ pub fn well_formed(ctx: &Ctx<'_>, value: &Value<'_>) -> Option<String> {
 /// What `f` makes of a string's text as UTF-8: borrowed from the engine
 /// when the string is ASCII, else converted. `None` (and `f` not called)
 /// when the string holds a lone surrogate, which UTF-8 cannot hold.
+#[cfg(feature = "quickjs")]
 pub fn with_utf8<R>(ctx: &Ctx<'_>, value: &Value<'_>, f: impl FnOnce(&str) -> R) -> Option<R> {
     let held = Held::of(ctx.as_raw().as_ptr(), value.as_raw())?;
     Some(match held.chars() {
@@ -312,6 +315,7 @@ pub fn with_utf8<R>(ctx: &Ctx<'_>, value: &Value<'_>, f: impl FnOnce(&str) -> R)
 }
 
 /// Latin-1 `bytes` as a string of UTF-8.
+#[cfg(feature = "quickjs")]
 fn latin1_string(bytes: &[u8]) -> String {
     let mut out = Out::default();
     out.latin1(bytes);

@@ -1,7 +1,9 @@
 //! Plain data as `util.inspect` writes it: inspect.js's `formatValue`
 //! and `formatRaw` for strings, arrays and objects.
 
-use rquickjs::{Array, Ctx, Object, Value, qjs};
+use super::qjs;
+#[cfg(feature = "quickjs")]
+use rquickjs::{Array, Ctx, Object, Value};
 
 use super::entries::{Entries, Entry};
 use super::numbers::{GROUPED, NumberArrays};
@@ -65,6 +67,7 @@ impl Inspect {
 /// declines it, with `out` holding what was written of it. The caller has
 /// checked the prototypes ([`pristine_raw`]).
 #[inline(never)]
+#[cfg(feature = "quickjs")]
 pub(super) fn console_object(
     ctx: *mut qjs::JSContext,
     value: qjs::JSValue,
@@ -92,6 +95,7 @@ pub(super) fn console_object(
 
 /// `value` as `formatValue(ctx, value, recurseTimes)` writes it, when it is
 /// plain data; `None` leaves it (and `state`) to JavaScript.
+#[cfg(feature = "quickjs")]
 pub fn inspect<'js>(
     ctx: &Ctx<'js>,
     value: &Value<'js>,
@@ -105,8 +109,26 @@ pub fn inspect<'js>(
     if value.is_object() && !pristine(ctx, custom) {
         return None;
     }
+    inspect_value(
+        ctx.as_raw().as_ptr(),
+        value.as_raw(),
+        state,
+        recurse_times,
+        numbers,
+    )
+}
+
+/// [`inspect`] of a value whose prototypes are known to be pristine.
+#[inline(always)]
+pub(super) fn inspect_value(
+    ctx: *mut qjs::JSContext,
+    value: qjs::JSValue,
+    state: &mut Inspect,
+    recurse_times: f64,
+    numbers: Option<(&str, &NumberArrays)>,
+) -> Option<String> {
     let mut renderer = Renderer {
-        ctx: ctx.as_raw().as_ptr(),
+        ctx,
         numbers,
         room: state.room,
         indentation: state.indentation,
@@ -116,7 +138,7 @@ pub fn inspect<'js>(
         entries: Vec::new(),
         out: Out::default(),
     };
-    renderer.value(value.as_raw(), recurse_times)?;
+    renderer.value(value, recurse_times)?;
     let Renderer {
         room,
         current_depth,
@@ -392,6 +414,7 @@ impl Renderer<'_, '_> {
 /// `undefined` when JavaScript is to format `value`. On success it updates
 /// `ctx.budget.room` and `ctx.currentDepth` as formatting in JavaScript
 /// would have.
+#[cfg(feature = "quickjs")]
 pub fn inspect_plain<'js>(
     ctx: Ctx<'js>,
     value: Value<'js>,

@@ -1,0 +1,680 @@
+//! The host's values: a tape the guest wrote (`tape.rs` describes the
+//! format) read into an arena, and presented to the renderer through the
+//! names the guest's build takes from QuickJS (`qjs::JSValue`, its tags,
+//! the views of the project's QuickJS patch), so that the host renders a
+//! value with the same code the guest does, step for step.
+//!
+//! The guest is hostile, so the tape is read as untrusted input: every
+//! count and length is checked against the bytes left before anything is
+//! allocated for it, nesting is bounded, and the bytes of the strings and
+//! keys the value holds are counted as they are read (a tape can describe
+//! a shape of long keys once and use it many times). The arena holds at
+//! most one value for each byte of the tape; the caller bounds the tape.
+
+#![allow(non_snake_case, reason = "QuickJS's names for the views")]
+
+use std::ffi::{c_int, c_void};
+
+use super::inspect::Inspect;
+use super::scan::Chars;
+
+/// QuickJS's names for the arena's values.
+#[allow(non_snake_case, non_camel_case_types, reason = "QuickJS's names")]
+pub(super) mod qjs {
+    use std::ffi::c_void;
+
+    /// A value: its tag, and its payload (an integer, a double's bits, a
+    /// boolean, or the address of its node in the arena).
+    #[derive(Clone, Copy)]
+    pub struct JSValue {
+        pub(super) tag: i32,
+        pub(super) bits: u64,
+    }
+
+    /// The renderer passes a context along; the arena needs none.
+    pub enum JSContext {}
+
+    pub const JS_TAG_INT: i32 = 0;
+    pub const JS_TAG_BOOL: i32 = 1;
+    pub const JS_TAG_NULL: i32 = 2;
+    pub const JS_TAG_UNDEFINED: i32 = 3;
+    pub const JS_TAG_FLOAT64: i32 = 7;
+    pub const JS_TAG_OBJECT: i32 = -1;
+    pub const JS_TAG_STRING: i32 = -7;
+    /// Never a tape's: its strings are flat.
+    pub const JS_TAG_STRING_ROPE: i32 = -6;
+
+    /// # Safety
+    /// Safe; `unsafe` as QuickJS's is.
+    pub unsafe fn JS_VALUE_GET_NORM_TAG(value: JSValue) -> i32 {
+        value.tag
+    }
+
+    /// # Safety
+    /// Safe; `unsafe` as QuickJS's is.
+    pub unsafe fn JS_VALUE_GET_INT(value: JSValue) -> i32 {
+        value.bits as u32 as i32
+    }
+
+    /// # Safety
+    /// Safe; `unsafe` as QuickJS's is.
+    pub unsafe fn JS_VALUE_GET_FLOAT64(value: JSValue) -> f64 {
+        f64::from_bits(value.bits)
+    }
+
+    /// # Safety
+    /// Safe; `unsafe` as QuickJS's is.
+    pub unsafe fn JS_VALUE_GET_BOOL(value: JSValue) -> bool {
+        value.bits != 0
+    }
+
+    /// # Safety
+    /// Safe; `unsafe` as QuickJS's is.
+    pub unsafe fn JS_VALUE_GET_PTR(value: JSValue) -> *mut c_void {
+        value.bits as usize as *mut c_void
+    }
+
+    /// Nothing to free: the arena owns every value.
+    ///
+    /// # Safety
+    /// Safe; `unsafe` as QuickJS's is.
+    pub unsafe fn JS_FreeValue(_ctx: *mut JSContext, _value: JSValue) {}
+}
+
+use qjs::{JSContext, JSValue};
+
+/// A string's characters, in the arena.
+struct StringNode {
+    chars: Chars<'static>,
+}
+
+/// An array's elements.
+struct ArrayNode {
+    elements: Box<[JSValue]>,
+}
+
+/// An object: its shape and its values, in the shape's order.
+struct ObjectNode {
+    shape: *const ShapeNode,
+    values: Box<[JSValue]>,
+}
+
+impl ObjectNode {
+    fn keys(&self) -> &[KeyNode] {
+        // SAFETY: a shape boxed in the arena, which outlives its objects.
+        unsafe { &(*self.shape).keys }
+    }
+}
+
+/// A shape's keys: characters, or an array index.
+struct ShapeNode {
+    keys: Vec<KeyNode>,
+}
+
+enum KeyNode {
+    Chars(Chars<'static>),
+    Index(u32),
+}
+
+fn node<T>(value: JSValue, tag: i32) -> Option<&'static T> {
+    // SAFETY: a value of this tag made by the reader points at a live
+    // node of that type (the arena outlives every rendering of it).
+    (value.tag == tag && value.bits != 0).then(|| unsafe { &*(value.bits as usize as *const T) })
+}
+
+/// Objects are arrays or records: the tag alone does not say which.
+const ARRAY: u64 = 1;
+
+fn array(value: JSValue) -> Option<&'static ArrayNode> {
+    if value.tag != qjs::JS_TAG_OBJECT || value.bits & ARRAY == 0 {
+        return None;
+    }
+    // SAFETY: as `node`: an array's address, marked in its low bit
+    // (nodes are aligned).
+    Some(unsafe { &*((value.bits & !ARRAY) as usize as *const ArrayNode) })
+}
+
+fn object(value: JSValue) -> Option<&'static ObjectNode> {
+    if value.bits & ARRAY != 0 {
+        return None;
+    }
+    node(value, qjs::JS_TAG_OBJECT)
+}
+
+// ---- the views the renderer reads ------------------------------------------
+
+pub(super) unsafe fn JS_CoderunStringChars(value: JSValue, len: *mut u32) -> *const c_void {
+    match node::<StringNode>(value, qjs::JS_TAG_STRING) {
+        Some(string) => {
+            let (chars, units, wide) = match string.chars {
+                Chars::Narrow(bytes) => (bytes.as_ptr().cast::<c_void>(), bytes.len(), 0),
+                Chars::Wide(units) => (units.as_ptr().cast::<c_void>(), units.len(), 1u32),
+            };
+            // SAFETY: the caller's out-parameter.
+            unsafe { len.write(units as u32 | wide << 31) };
+            chars
+        }
+        None => std::ptr::null(),
+    }
+}
+
+/// Every string of the arena is flat: [`JS_CoderunStringChars`] reads it.
+pub(super) unsafe fn JS_CoderunString(
+    _ctx: *mut JSContext,
+    _value: JSValue,
+    _string: *mut JSValue,
+    _chars: *mut *const c_void,
+    _len: *mut u32,
+    _wide: *mut c_int,
+) -> c_int {
+    -1
+}
+
+pub(super) unsafe fn JS_CoderunPlainArray(
+    _ctx: *mut JSContext,
+    value: JSValue,
+    elements: *mut *const JSValue,
+    len: *mut u32,
+) -> c_int {
+    match array(value) {
+        Some(array) => {
+            // SAFETY: the caller's out-parameters.
+            unsafe {
+                elements.write(array.elements.as_ptr());
+                len.write(array.elements.len() as u32);
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+pub(super) unsafe fn JS_CoderunObjectShape(
+    value: JSValue,
+    values: *mut *const JSValue,
+) -> *const c_void {
+    match object(value) {
+        Some(object) => {
+            // SAFETY: the caller's out-parameter.
+            unsafe { values.write(object.values.as_ptr()) };
+            object.shape.cast()
+        }
+        None => std::ptr::null(),
+    }
+}
+
+pub(super) unsafe fn JS_CoderunPlainObject(_ctx: *mut JSContext, value: JSValue) -> c_int {
+    object(value).map_or(-1, |object| object.keys().len() as c_int)
+}
+
+pub(super) unsafe fn JS_CoderunObjectSlot(
+    _ctx: *mut JSContext,
+    value: JSValue,
+    slot: c_int,
+    chars: *mut *const c_void,
+    len: *mut u32,
+    wide: *mut c_int,
+    index: *mut i64,
+) -> *const JSValue {
+    let Some(object) = object(value) else {
+        return std::ptr::null();
+    };
+    // SAFETY: a shape of the arena; `slot` below its count (the caller's
+    // promise, checked); the caller's out-parameters.
+    unsafe {
+        let Some(key) = object.keys().get(slot as usize) else {
+            return std::ptr::null();
+        };
+        match key {
+            KeyNode::Chars(Chars::Narrow(bytes)) => {
+                chars.write(bytes.as_ptr().cast());
+                len.write(bytes.len() as u32);
+                wide.write(0);
+                index.write(-1);
+            }
+            KeyNode::Chars(Chars::Wide(units)) => {
+                chars.write(units.as_ptr().cast());
+                len.write(units.len() as u32);
+                wide.write(1);
+                index.write(-1);
+            }
+            KeyNode::Index(at) => {
+                chars.write(std::ptr::null());
+                index.write(i64::from(*at));
+            }
+        }
+        object.values.as_ptr().add(slot as usize)
+    }
+}
+
+/// The arena's objects have no prototypes to change.
+pub(super) unsafe fn JS_CoderunPristine(_ctx: *mut JSContext, _custom: JSValue) -> c_int {
+    1
+}
+
+// ---- reading a tape ---------------------------------------------------------
+
+/// The deepest nesting a tape may have: the renderer's bound, which the
+/// guest's writer keeps to.
+pub const MAX_TAPE_DEPTH: usize = super::MAX_NESTING;
+
+/// Why a tape was not read or rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TapeError {
+    /// It ends inside a value, at this byte.
+    Truncated(usize),
+    /// An unknown tag, and where.
+    UnknownTag { tag: u8, at: usize },
+    /// A shape it has not described.
+    UnknownShape(u32),
+    /// It nests deeper than [`MAX_TAPE_DEPTH`].
+    TooDeep,
+    /// Its strings and keys add up to more than this many bytes.
+    TooLarge(usize),
+    /// Bytes after its value.
+    Trailing(usize),
+    /// A value the renderer does not take (which the guest would not have
+    /// written).
+    Declined,
+}
+
+impl std::fmt::Display for TapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TapeError::Truncated(at) => write!(f, "the tape ends inside a value at byte {at}"),
+            TapeError::UnknownTag { tag, at } => {
+                write!(f, "the tape has an unknown tag {tag} at byte {at}")
+            }
+            TapeError::UnknownShape(shape) => {
+                write!(
+                    f,
+                    "the tape refers to shape {shape}, which it has not described"
+                )
+            }
+            TapeError::TooDeep => {
+                write!(f, "the tape nests deeper than {MAX_TAPE_DEPTH} levels")
+            }
+            TapeError::TooLarge(max) => {
+                write!(
+                    f,
+                    "the value's strings and keys alone are more than {max} bytes"
+                )
+            }
+            TapeError::Trailing(left) => write!(f, "the tape has {left} bytes after its value"),
+            TapeError::Declined => write!(f, "the tape holds a value that is not plain data"),
+        }
+    }
+}
+
+impl std::error::Error for TapeError {}
+
+mod tag {
+    pub const UNDEFINED: u8 = 0;
+    pub const NULL: u8 = 1;
+    pub const FALSE: u8 = 2;
+    pub const TRUE: u8 = 3;
+    pub const INT: u8 = 4;
+    pub const DOUBLE: u8 = 5;
+    pub const NARROW: u8 = 6;
+    pub const WIDE: u8 = 7;
+    pub const ARRAY: u8 = 8;
+    pub const NEW_SHAPE: u8 = 9;
+    pub const SHAPE: u8 = 10;
+}
+
+/// What the arena owns; every node's address is stable (each is boxed).
+#[derive(Default)]
+#[allow(
+    clippy::vec_box,
+    reason = "each node's address must stay put as the lists grow"
+)]
+struct Arena {
+    narrow: Vec<Box<[u8]>>,
+    wide: Vec<Box<[u16]>>,
+    strings: Vec<Box<StringNode>>,
+    arrays: Vec<Box<ArrayNode>>,
+    objects: Vec<Box<ObjectNode>>,
+    /// Every shape described, by number (shapes with no keys are not
+    /// numbered, but kept here too).
+    shapes: Vec<Box<ShapeNode>>,
+    numbered: Vec<usize>,
+}
+
+struct Reader<'a> {
+    tape: &'a [u8],
+    at: usize,
+    arena: Arena,
+    /// The bytes of the strings and keys read so far, each key counted
+    /// every time an object uses it.
+    bytes: usize,
+    max_bytes: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, len: usize) -> Result<&[u8], TapeError> {
+        let end = self
+            .at
+            .checked_add(len)
+            .filter(|&end| end <= self.tape.len())
+            .ok_or(TapeError::Truncated(self.at))?;
+        let bytes = &self.tape[self.at..end];
+        self.at = end;
+        Ok(bytes)
+    }
+
+    fn u8(&mut self) -> Result<u8, TapeError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32, TapeError> {
+        let bytes = self.take(4)?;
+        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+
+    /// A count of items that each take at least one more byte of the tape:
+    /// refused when the tape is shorter, before anything is allocated.
+    fn count(&mut self) -> Result<usize, TapeError> {
+        let count = self.u32()? as usize;
+        if count > self.tape.len() - self.at {
+            return Err(TapeError::Truncated(self.at));
+        }
+        Ok(count)
+    }
+
+    fn spend(&mut self, bytes: usize) -> Result<(), TapeError> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes > self.max_bytes {
+            return Err(TapeError::TooLarge(self.max_bytes));
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, depth: usize) -> Result<JSValue, TapeError> {
+        let at = self.at;
+        let tag = self.u8()?;
+        let scalar = |tag, bits| JSValue { tag, bits };
+        Ok(match tag {
+            tag::UNDEFINED => scalar(qjs::JS_TAG_UNDEFINED, 0),
+            tag::NULL => scalar(qjs::JS_TAG_NULL, 0),
+            tag::FALSE => scalar(qjs::JS_TAG_BOOL, 0),
+            tag::TRUE => scalar(qjs::JS_TAG_BOOL, 1),
+            tag::INT => scalar(qjs::JS_TAG_INT, u64::from(self.u32()?)),
+            tag::DOUBLE => {
+                let bytes = self.take(8)?;
+                let bits =
+                    u64::from_le_bytes(bytes.try_into().map_err(|_| TapeError::Truncated(at))?);
+                scalar(qjs::JS_TAG_FLOAT64, bits)
+            }
+            tag::NARROW | tag::WIDE => {
+                let chars = self.chars(tag)?;
+                self.spend(chars.len())?;
+                let node = Box::new(StringNode { chars });
+                let bits = &*node as *const StringNode as usize as u64;
+                self.arena.strings.push(node);
+                scalar(qjs::JS_TAG_STRING, bits)
+            }
+            tag::ARRAY | tag::NEW_SHAPE | tag::SHAPE => {
+                if depth >= MAX_TAPE_DEPTH {
+                    return Err(TapeError::TooDeep);
+                }
+                self.spend(2)?;
+                if tag == tag::ARRAY {
+                    let count = self.count()?;
+                    let mut elements = Vec::with_capacity(count);
+                    for _ in 0..count {
+                        elements.push(self.value(depth + 1)?);
+                    }
+                    let node = Box::new(ArrayNode {
+                        elements: elements.into_boxed_slice(),
+                    });
+                    let bits = &*node as *const ArrayNode as usize as u64 | ARRAY;
+                    self.arena.arrays.push(node);
+                    scalar(qjs::JS_TAG_OBJECT, bits)
+                } else {
+                    self.object(tag, depth)?
+                }
+            }
+            tag => return Err(TapeError::UnknownTag { tag, at }),
+        })
+    }
+
+    /// A string's characters (tag `tag`, its length and characters next),
+    /// copied into the arena.
+    fn chars(&mut self, tag: u8) -> Result<Chars<'static>, TapeError> {
+        let len = self.u32()? as usize;
+        let chars = if tag == tag::NARROW {
+            let bytes: Box<[u8]> = self.take(len)?.into();
+            // SAFETY: boxed in the arena, which outlives every use.
+            let chars =
+                Chars::Narrow(unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) });
+            self.arena.narrow.push(bytes);
+            chars
+        } else {
+            let bytes = self.take(len.checked_mul(2).ok_or(TapeError::Truncated(self.at))?)?;
+            let units: Box<[u16]> = bytes
+                .chunks_exact(2)
+                .map(|unit| u16::from_le_bytes([unit[0], unit[1]]))
+                .collect();
+            // SAFETY: as above.
+            let chars =
+                Chars::Wide(unsafe { std::slice::from_raw_parts(units.as_ptr(), units.len()) });
+            self.arena.wide.push(units);
+            chars
+        };
+        Ok(chars)
+    }
+
+    fn object(&mut self, tag: u8, depth: usize) -> Result<JSValue, TapeError> {
+        let shape = if tag == tag::NEW_SHAPE {
+            let count = self.count()?;
+            let mut keys = Vec::with_capacity(count);
+            for _ in 0..count {
+                let at = self.at;
+                keys.push(match self.u8()? {
+                    tag @ (tag::NARROW | tag::WIDE) => KeyNode::Chars(self.chars(tag)?),
+                    tag::INT => KeyNode::Index(self.u32()?),
+                    tag => return Err(TapeError::UnknownTag { tag, at }),
+                });
+            }
+            let numbered = !keys.is_empty();
+            self.arena.shapes.push(Box::new(ShapeNode { keys }));
+            let shape = self.arena.shapes.len() - 1;
+            // Only a shape with keys is numbered (the guest writes one
+            // with none as new each time).
+            if numbered {
+                self.arena.numbered.push(shape);
+            }
+            shape
+        } else {
+            let number = self.u32()?;
+            *self
+                .arena
+                .numbered
+                .get(number as usize)
+                .ok_or(TapeError::UnknownShape(number))?
+        };
+        let shape: *const ShapeNode = &*self.arena.shapes[shape];
+        // SAFETY: boxed in the arena, which outlives the reader.
+        let keys = unsafe { &(*shape).keys };
+        let mut values = Vec::with_capacity(keys.len());
+        for key in keys {
+            let key_bytes = match key {
+                KeyNode::Chars(chars) => chars.len(),
+                KeyNode::Index(_) => 10,
+            };
+            self.spend(key_bytes + 3)?;
+            values.push(self.value(depth + 1)?);
+        }
+        let node = Box::new(ObjectNode {
+            shape,
+            values: values.into_boxed_slice(),
+        });
+        let bits = &*node as *const ObjectNode as usize as u64;
+        self.arena.objects.push(node);
+        Ok(JSValue {
+            tag: qjs::JS_TAG_OBJECT,
+            bits,
+        })
+    }
+}
+
+/// A value's two texts, as the guest would have written them.
+pub struct Rendered {
+    /// Its JSON (`JSON.stringify`'s).
+    pub json: String,
+    /// Its display (`util.inspect`'s for a returned value, within the
+    /// room; a string is itself, a lone surrogate U+FFFD).
+    pub display: String,
+}
+
+/// Reads `tape` and renders the value it holds as JSON and, when `room`
+/// is given, as a returned value's display within `room` UTF-16 units
+/// (`Inspect::returned`). Refused once its strings and keys pass
+/// `max_bytes` bytes.
+pub fn render_tape(
+    tape: &[u8],
+    max_bytes: usize,
+    room: Option<f64>,
+) -> Result<Rendered, TapeError> {
+    let mut reader = Reader {
+        tape,
+        at: 0,
+        arena: Arena::default(),
+        bytes: 0,
+        max_bytes,
+    };
+    let value = reader.value(0)?;
+    if reader.at < tape.len() {
+        return Err(TapeError::Trailing(tape.len() - reader.at));
+    }
+    let ctx = std::ptr::null_mut();
+    let undefined = JSValue {
+        tag: qjs::JS_TAG_UNDEFINED,
+        bits: 0,
+    };
+    let json = if value.tag == qjs::JS_TAG_UNDEFINED {
+        // JSON.stringify(undefined) writes nothing; a binding gets `null`.
+        "null".to_owned()
+    } else {
+        super::json::json_raw(ctx, value, undefined).ok_or(TapeError::Declined)?
+    };
+    let display = match room {
+        None => String::new(),
+        Some(room) => match node::<StringNode>(value, qjs::JS_TAG_STRING) {
+            Some(string) => match string.chars {
+                Chars::Narrow(bytes) => bytes.iter().map(|&byte| char::from(byte)).collect(),
+                Chars::Wide(units) => String::from_utf16_lossy(units),
+            },
+            None => {
+                super::width::init();
+                let mut state = Inspect::returned(room);
+                super::inspect::inspect_value(ctx, value, &mut state, 0.0, None)
+                    .ok_or(TapeError::Declined)?
+            }
+        },
+    };
+    drop(reader);
+    Ok(Rendered { json, display })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(tape: &[u8]) -> Result<String, TapeError> {
+        render_tape(tape, 1 << 20, None).map(|rendered| rendered.json)
+    }
+
+    fn u32s(n: u32) -> [u8; 4] {
+        n.to_le_bytes()
+    }
+
+    #[test]
+    fn a_tape_renders_as_its_values_do() {
+        let tape = [
+            &[tag::ARRAY][..],
+            &u32s(7),
+            &[tag::UNDEFINED, tag::NULL, tag::TRUE],
+            &[tag::DOUBLE],
+            &(-0.0f64).to_le_bytes(),
+            &[tag::DOUBLE],
+            &f64::NAN.to_le_bytes(),
+            &[tag::NEW_SHAPE],
+            &u32s(2),
+            &[tag::NARROW],
+            &u32s(1),
+            b"a",
+            &[tag::INT],
+            &u32s(7),
+            &[tag::UNDEFINED, tag::WIDE],
+            &u32s(2),
+            &0xd800u16.to_le_bytes(),
+            &0xe9u16.to_le_bytes(),
+            &[tag::SHAPE],
+            &u32s(0),
+            &[tag::INT],
+            &u32s(u32::MAX),
+            &[tag::NARROW],
+            &u32s(1),
+            &[0xe9],
+        ]
+        .concat();
+        let rendered = render_tape(&tape, 1 << 20, Some(1000.0)).expect("a value");
+        assert_eq!(
+            rendered.json,
+            "[null,null,true,0,null,{\"7\":\"\\ud800\u{e9}\"},{\"7\":\"\u{e9}\",\"a\":-1}]"
+        );
+        assert_eq!(
+            rendered.display,
+            "[\n  undefined,\n  null,\n  true,\n  -0,\n  NaN,\n  { '7': '\\ud800\u{e9}', a: undefined },\n  { '7': '\u{e9}', a: -1 }\n]"
+        );
+    }
+
+    #[test]
+    fn hostile_tapes_are_errors() {
+        let many = [&[tag::ARRAY][..], &u32s(u32::MAX), &[tag::NULL]].concat();
+        assert_eq!(json(&many).err(), Some(TapeError::Truncated(5)));
+        let unknown = [&[tag::SHAPE][..], &u32s(3)].concat();
+        assert_eq!(json(&unknown).err(), Some(TapeError::UnknownShape(3)));
+        assert_eq!(
+            json(&[42]).err(),
+            Some(TapeError::UnknownTag { tag: 42, at: 0 })
+        );
+        assert_eq!(json(&[tag::NULL, 0]).err(), Some(TapeError::Trailing(1)));
+        let deep = [&[tag::ARRAY, 1, 0, 0, 0][..]; MAX_TAPE_DEPTH + 1].concat();
+        assert_eq!(
+            json(&[&deep[..], &[tag::NULL]].concat()).err(),
+            Some(TapeError::TooDeep)
+        );
+        // One shape of a long key, used by many objects: counted each time.
+        let mut amplified = [
+            &[tag::ARRAY][..],
+            &u32s(1000),
+            &[tag::NEW_SHAPE],
+            &u32s(1),
+            &[tag::NARROW],
+            &u32s(10_000),
+            &[b'k'; 10_000],
+            &[tag::NULL],
+        ]
+        .concat();
+        for _ in 1..1000 {
+            amplified.extend_from_slice(&[tag::SHAPE, 0, 0, 0, 0, tag::NULL]);
+        }
+        assert_eq!(json(&amplified).err(), Some(TapeError::TooLarge(1 << 20)));
+        for len in 0..amplified.len().min(64) {
+            assert!(json(&amplified[..len]).is_err(), "{len} bytes");
+        }
+    }
+
+    #[test]
+    fn the_deepest_tape_the_guest_writes_renders() {
+        let deep = [
+            &[&[tag::ARRAY, 1, 0, 0, 0][..]; MAX_TAPE_DEPTH].concat()[..],
+            &[tag::NULL],
+        ]
+        .concat();
+        let json = json(&deep).expect("a value");
+        assert_eq!(json.len(), 2 * MAX_TAPE_DEPTH + 4);
+    }
+}
