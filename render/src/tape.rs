@@ -34,6 +34,7 @@
 
 use super::qjs;
 
+use super::JS_CoderunObjectShape;
 use super::scan::{Chars, Held, narrow};
 use super::values::*;
 
@@ -71,6 +72,7 @@ pub fn tape(
         numbers: Vec::new(),
         count: 0,
         limit,
+        recent: [(0, 0, 0, 0); 2],
     };
     (writer.value(value) && !writer.over()).then_some(writer.buf)
 }
@@ -86,6 +88,10 @@ struct Writer<'a> {
     count: u32,
     /// The most bytes the tape may take.
     limit: usize,
+    /// The last two shapes met with keys: address, range in `walk.shapes`,
+    /// tape number (records alternate between an item's and its nested
+    /// objects'). Address 0 is none.
+    recent: [(usize, usize, usize, u32); 2],
 }
 
 impl Writer<'_> {
@@ -144,8 +150,17 @@ impl Writer<'_> {
         if bytes.len() > self.limit.saturating_sub(self.buf.len()) {
             return false;
         }
-        self.head(tag, len as u64, 5);
-        self.buf.extend_from_slice(bytes);
+        // One reservation for the tag, the length and the characters.
+        self.buf.reserve(5 + bytes.len());
+        // SAFETY: that many bytes reserved after the tape.
+        unsafe {
+            let at = self.buf.len();
+            let to = self.buf.as_mut_ptr().add(at);
+            to.write(tag);
+            (to.add(1) as *mut u32).write_unaligned((len as u32).to_le());
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), to.add(5), bytes.len());
+            self.buf.set_len(at + 5 + bytes.len());
+        }
         true
     }
 
@@ -160,14 +175,46 @@ impl Writer<'_> {
         if self.over() || !self.walk.enter(object_id(value)) {
             return false;
         }
+        let done = if let Some((values, from, to)) = self.recent_shape(value) {
+            (from..to).all(|at| {
+                let (slot, _) = self.walk.shapes.entry(at);
+                // SAFETY: as below.
+                self.value(unsafe { *values.add(slot) })
+            })
+        } else {
+            self.other_object(value)
+        };
+        self.walk.leave();
+        done
+    }
+
+    /// An object of one of the last two shapes met with keys: its shape's
+    /// number written, and its slots and range; `None` for any other.
+    #[inline(always)]
+    fn recent_shape(&mut self, value: qjs::JSValue) -> Option<(*const qjs::JSValue, usize, usize)> {
+        let mut values = std::ptr::null();
+        // SAFETY: `value` is a live object; its slots are read before the
+        // engine runs again.
+        let shape = unsafe { JS_CoderunObjectShape(value, &mut values) } as usize;
+        let &(_, from, to, number) = self
+            .recent
+            .iter()
+            .find(|&&(known, ..)| known == shape && shape != 0)?;
+        self.head(tag::SHAPE, u64::from(number), 5);
+        Some((values, from, to))
+    }
+
+    /// [`object`](Self::object) for an array, an object of a shape not
+    /// among the last two, or what is neither (false).
+    fn other_object(&mut self, value: qjs::JSValue) -> bool {
         let slots = plain_slots(self.ctx, value, &mut self.walk.shapes);
-        let done = if slots.is_none()
+        if slots.is_none()
             && let Some(elements) = plain_array(self.ctx, value)
         {
             self.head(tag::ARRAY, elements.len() as u64, 5);
             elements.iter().all(|&element| self.value(element))
         } else if let Some((values, from, to)) = slots {
-            self.shape(from, to)
+            self.shape(value, from, to)
                 && (from..to).all(|at| {
                     let (slot, _) = self.walk.shapes.entry(at);
                     // SAFETY: the shape says slot `slot` is a data property of
@@ -176,27 +223,34 @@ impl Writer<'_> {
                 })
         } else {
             false
-        };
-        self.walk.leave();
-        done
+        }
     }
 
     /// An object's shape: its number when met before, else its keys (false
     /// when they would take the tape past its limit). A shape with no keys
     /// is written as new each time (five bytes).
-    fn shape(&mut self, from: usize, to: usize) -> bool {
+    fn shape(&mut self, value: qjs::JSValue, from: usize, to: usize) -> bool {
         if from < to {
-            if let Some(&number) = self.numbers.get(from)
-                && number > 0
-            {
-                self.head(tag::SHAPE, u64::from(number - 1), 5);
+            let mut values = std::ptr::null();
+            // SAFETY: as in `recent_shape`.
+            let shape = unsafe { JS_CoderunObjectShape(value, &mut values) } as usize;
+            let known = self.numbers.get(from).copied().unwrap_or(0);
+            let number = if known > 0 {
+                known - 1
+            } else {
+                if self.numbers.len() <= from {
+                    self.numbers.resize(from + 1, 0);
+                }
+                self.count += 1;
+                self.numbers[from] = self.count;
+                self.count - 1
+            };
+            self.recent.rotate_right(1);
+            self.recent[0] = (shape, from, to, number);
+            if known > 0 {
+                self.head(tag::SHAPE, u64::from(number), 5);
                 return true;
             }
-            if self.numbers.len() <= from {
-                self.numbers.resize(from + 1, 0);
-            }
-            self.count += 1;
-            self.numbers[from] = self.count;
         }
         self.head(tag::NEW_SHAPE, (to - from) as u64, 5);
         for at in from..to {
