@@ -244,7 +244,7 @@ fn check_json(text: &str, max_bytes: usize) -> Result<(), String> {
 }
 
 /// A binding argument's tape, as the guest writes one (see
-/// `guest-js-engine/src/render/tape.rs`), with a few of its bytes then
+/// `render/src/tape.rs`), with a few of its bytes then
 /// overwritten: lengths and counts past the end, unknown tags and shapes,
 /// deep nesting, shapes of long keys used again and again.
 fn tape_like(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {

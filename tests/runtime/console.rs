@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::*;
 
-/// Makes the guest's native renderer (src/render/) decline everything, so
+/// Makes the native renderer (render/src/) decline everything, so
 /// that every value goes through the JavaScript one: `Array.prototype`
 /// gains a `toJSON` that is not a function, which neither JSON nor inspect
 /// shows or calls.

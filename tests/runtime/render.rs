@@ -1,4 +1,4 @@
-//! The native renderer (guest-js-engine/src/render/) against the
+//! The native renderer (render/, in the guest and on the host) against the
 //! JavaScript one it stands in for: seeded random plain data, printed and
 //! returned both ways, must give the same text byte for byte; and what it
 //! is for, returning data at a few units of fuel per byte.
@@ -469,13 +469,22 @@ async fn a_value_over_the_cap_is_cut_alike_from_a_tape_and_in_the_guest() {
         let (native, javascript) = both_ways_on(&runtime, &program).await;
         assert_ok(&native);
         assert_eq!(native.value, javascript.value, "{count} records");
-        assert_eq!(native.value_display, javascript.value_display, "{count} records");
+        assert_eq!(
+            native.value_display, javascript.value_display,
+            "{count} records"
+        );
         let value = native.value.expect("a value");
         let text = value.as_str().expect("the cut JSON");
         assert!(text.starts_with("[{\"id\":0,\"name\":\"n0é\"}"), "{text}");
-        assert!(text.contains("over config.max_value_bytes (1000)"), "{text}");
+        assert!(
+            text.contains("over config.max_value_bytes (1000)"),
+            "{text}"
+        );
         let display = native.value_display.expect("a display");
-        assert!(display.starts_with("[\n  { id: 0, name: 'n0é' },"), "{display}");
+        assert!(
+            display.starts_with("[\n  { id: 0, name: 'n0é' },"),
+            "{display}"
+        );
         assert!(display.len() <= 1000, "{} bytes", display.len());
     }
 }

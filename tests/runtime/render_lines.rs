@@ -81,7 +81,7 @@ async fn a_console_line_of_a_small_object_is_written_natively() {
 }
 
 /// Text that is not ASCII is measured for the column layout natively
-/// (src/render/width.rs, on QuickJS's Unicode tables): returning seven
+/// (render/src/width.rs, on QuickJS's Unicode tables): returning seven
 /// strings of 2,000 CJK characters costs under 2,000 units of fuel a
 /// character (about 1,000), where matching Unicode property classes per
 /// character in JavaScript cost 17,000, and Latin-1 text the same. Node's
