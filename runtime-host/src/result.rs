@@ -15,8 +15,9 @@ pub struct CodeRunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Value>,
     /// The returned value as `console.log` prints it (a string as itself,
-    /// anything else like Node's `util.inspect`), rendered by the guest, the
-    /// one renderer, but with nothing elided (`console.log` shows nesting
+    /// anything else like Node's `util.inspect`), by the one renderer (the
+    /// guest's, built for the host too, which renders plain data from the
+    /// guest's tape of it), but with nothing elided (`console.log` shows nesting
     /// two levels deep and 100 items of a list): it is the program's
     /// answer. Capped by `max_value_bytes` like the value. Present iff
     /// `value` is.
