@@ -17,6 +17,7 @@ use std::ffi::{c_int, c_void};
 
 use super::inspect::Inspect;
 use super::scan::Chars;
+use super::tags as tag;
 
 /// QuickJS's names for the arena's values.
 #[allow(non_snake_case, non_camel_case_types, reason = "QuickJS's names")]
@@ -307,20 +308,6 @@ impl std::fmt::Display for TapeError {
 }
 
 impl std::error::Error for TapeError {}
-
-mod tag {
-    pub const UNDEFINED: u8 = 0;
-    pub const NULL: u8 = 1;
-    pub const FALSE: u8 = 2;
-    pub const TRUE: u8 = 3;
-    pub const INT: u8 = 4;
-    pub const DOUBLE: u8 = 5;
-    pub const NARROW: u8 = 6;
-    pub const WIDE: u8 = 7;
-    pub const ARRAY: u8 = 8;
-    pub const NEW_SHAPE: u8 = 9;
-    pub const SHAPE: u8 = 10;
-}
 
 /// What the arena owns; every node's address is stable (each is boxed).
 #[derive(Default)]

@@ -107,6 +107,7 @@ mod line;
 mod numbers;
 mod scan;
 mod strings;
+mod tags;
 #[cfg(feature = "quickjs")]
 mod tape;
 mod text;

@@ -1,5 +1,5 @@
 //! Plain data written as a tape: the values themselves, in a compact
-//! binary form the host reads (`runtime-host/src/tape.rs`), instead of
+//! binary form the host reads (`arena.rs`, in the host's build), instead of
 //! their JSON text. Nothing is formatted here: a number is its eight
 //! bytes, a string its characters as QuickJS holds them (8-bit or
 //! UTF-16), and an object's keys are written once for its shape, then
@@ -13,45 +13,14 @@
 //! else (a cycle, a class instance, a symbol...) is declined and left to
 //! the prelude, as there.
 //!
-//! The format, little-endian:
-//!
-//! | tag | value | followed by |
-//! |---|---|---|
-//! | 0 | `undefined` | |
-//! | 1 | `null` | |
-//! | 2, 3 | `false`, `true` | |
-//! | 4 | an integer | `i32` |
-//! | 5 | a double | `f64` |
-//! | 6 | an 8-bit string (Latin-1) | `u32` length, the bytes |
-//! | 7 | a UTF-16 string | `u32` length in units, the units |
-//! | 8 | an array | `u32` count, the elements |
-//! | 9 | an object of a new shape | `u32` count, the keys, then the values |
-//! | 10 | an object of a shape met before | `u32` shape number, the values |
-//!
-//! A key is a string (tag 6 or 7) or an array index (tag 4, as `u32`).
-//! Shapes with keys are numbered from 0 in the order their tag 9 appears
-//! (one with none is never referred to).
+//! The format is described in [`tags`](super::tags).
 
 use super::qjs;
 
 use super::JS_CoderunObjectShape;
 use super::scan::{Chars, Held, narrow};
+use super::tags as tag;
 use super::values::*;
-
-/// Tags of the tape (the table above).
-pub mod tag {
-    pub const UNDEFINED: u8 = 0;
-    pub const NULL: u8 = 1;
-    pub const FALSE: u8 = 2;
-    pub const TRUE: u8 = 3;
-    pub const INT: u8 = 4;
-    pub const DOUBLE: u8 = 5;
-    pub const NARROW: u8 = 6;
-    pub const WIDE: u8 = 7;
-    pub const ARRAY: u8 = 8;
-    pub const NEW_SHAPE: u8 = 9;
-    pub const SHAPE: u8 = 10;
-}
 
 /// `value` as a tape, when it is plain data and its tape is at most
 /// `limit` bytes; `None` otherwise, for the prelude to decide (as
