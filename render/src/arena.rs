@@ -91,25 +91,24 @@ struct StringNode {
 
 /// An array's elements.
 struct ArrayNode {
-    elements: Box<[JSValue]>,
+    elements: &'static [JSValue],
 }
 
 /// An object: its shape and its values, in the shape's order.
 struct ObjectNode {
-    shape: *const ShapeNode,
-    values: Box<[JSValue]>,
+    shape: &'static ShapeNode,
+    values: &'static [JSValue],
 }
 
 impl ObjectNode {
     fn keys(&self) -> &[KeyNode] {
-        // SAFETY: a shape boxed in the arena, which outlives its objects.
-        unsafe { &(*self.shape).keys }
+        self.shape.keys
     }
 }
 
 /// A shape's keys: characters, or an array index.
 struct ShapeNode {
-    keys: Vec<KeyNode>,
+    keys: &'static [KeyNode],
 }
 
 enum KeyNode {
@@ -198,7 +197,7 @@ pub(super) unsafe fn JS_CoderunObjectShape(
         Some(object) => {
             // SAFETY: the caller's out-parameter.
             unsafe { values.write(object.values.as_ptr()) };
-            object.shape.cast()
+            (object.shape as *const ShapeNode).cast()
         }
         None => std::ptr::null(),
     }
@@ -309,44 +308,51 @@ impl std::fmt::Display for TapeError {
 
 impl std::error::Error for TapeError {}
 
-/// What the arena owns; every node's address is stable (each is boxed).
-#[derive(Default)]
-#[allow(
-    clippy::vec_box,
-    reason = "each node's address must stay put as the lists grow"
-)]
-struct Arena {
-    narrow: Vec<Box<[u8]>>,
-    wide: Vec<Box<[u16]>>,
-    strings: Vec<Box<StringNode>>,
-    arrays: Vec<Box<ArrayNode>>,
-    objects: Vec<Box<ObjectNode>>,
-    /// Every shape described, by number (shapes with no keys are not
-    /// numbered, but kept here too).
-    shapes: Vec<Box<ShapeNode>>,
-    numbered: Vec<usize>,
-}
-
+/// The arena: the nodes, the lists of elements, values and keys, and the
+/// UTF-16 strings, bump-allocated in chunks, where their addresses stay put
+/// until the reader is dropped; an 8-bit string is the tape's own bytes.
+/// The `'static` the nodes name is the reader's life: no reference to them
+/// outlives [`render_tape`].
 struct Reader<'a> {
     tape: &'a [u8],
     at: usize,
-    arena: Arena,
+    bump: bumpalo::Bump,
+    /// The shapes with keys described so far, by number.
+    numbered: Vec<&'static ShapeNode>,
+    /// The values read and not yet placed in their list (a stack: a
+    /// list's values are the last ones pushed when it ends).
+    pending: Vec<JSValue>,
     /// The bytes of the strings and keys read so far, each key counted
     /// every time an object uses it.
     bytes: usize,
     max_bytes: usize,
 }
 
-impl Reader<'_> {
-    fn take(&mut self, len: usize) -> Result<&[u8], TapeError> {
+impl<'a> Reader<'a> {
+    /// `value` in the arena, named `'static` (see [`Reader`]).
+    fn place<T>(&self, value: T) -> &'static T {
+        let placed: &T = self.bump.alloc(value);
+        // SAFETY: the arena's allocation lives as long as the reader.
+        unsafe { &*(placed as *const T) }
+    }
+
+    /// The values pushed since `from`, moved into a list in the arena.
+    fn list(&mut self, from: usize) -> &'static [JSValue] {
+        let placed: &[JSValue] = self.bump.alloc_slice_copy(&self.pending[from..]);
+        self.pending.truncate(from);
+        // SAFETY: as in `place`.
+        unsafe { &*(placed as *const [JSValue]) }
+    }
+
+    fn take(&mut self, len: usize) -> Result<&'a [u8], TapeError> {
         let end = self
             .at
             .checked_add(len)
             .filter(|&end| end <= self.tape.len())
             .ok_or(TapeError::Truncated(self.at))?;
-        let bytes = &self.tape[self.at..end];
+        let tape = self.tape;
         self.at = end;
-        Ok(bytes)
+        Ok(&tape[end - len..end])
     }
 
     fn u8(&mut self) -> Result<u8, TapeError> {
@@ -395,10 +401,11 @@ impl Reader<'_> {
             tag::NARROW | tag::WIDE => {
                 let chars = self.chars(tag)?;
                 self.spend(chars.len())?;
-                let node = Box::new(StringNode { chars });
-                let bits = &*node as *const StringNode as usize as u64;
-                self.arena.strings.push(node);
-                scalar(qjs::JS_TAG_STRING, bits)
+                let node = self.place(StringNode { chars });
+                scalar(
+                    qjs::JS_TAG_STRING,
+                    node as *const StringNode as usize as u64,
+                )
             }
             tag::ARRAY | tag::NEW_SHAPE | tag::SHAPE => {
                 if depth >= MAX_TAPE_DEPTH {
@@ -407,16 +414,17 @@ impl Reader<'_> {
                 self.spend(2)?;
                 if tag == tag::ARRAY {
                     let count = self.count()?;
-                    let mut elements = Vec::with_capacity(count);
+                    let from = self.pending.len();
                     for _ in 0..count {
-                        elements.push(self.value(depth + 1)?);
+                        let element = self.value(depth + 1)?;
+                        self.pending.push(element);
                     }
-                    let node = Box::new(ArrayNode {
-                        elements: elements.into_boxed_slice(),
-                    });
-                    let bits = &*node as *const ArrayNode as usize as u64 | ARRAY;
-                    self.arena.arrays.push(node);
-                    scalar(qjs::JS_TAG_OBJECT, bits)
+                    let elements = self.list(from);
+                    let node = self.place(ArrayNode { elements });
+                    scalar(
+                        qjs::JS_TAG_OBJECT,
+                        node as *const ArrayNode as usize as u64 | ARRAY,
+                    )
                 } else {
                     self.object(tag, depth)?
                 }
@@ -425,30 +433,23 @@ impl Reader<'_> {
         })
     }
 
-    /// A string's characters (tag `tag`, its length and characters next),
-    /// copied into the arena.
+    /// A string's characters (tag `tag`, its length and characters next):
+    /// the tape's own bytes when 8-bit, copied into the arena when UTF-16
+    /// (the tape does not align them).
     fn chars(&mut self, tag: u8) -> Result<Chars<'static>, TapeError> {
         let len = self.u32()? as usize;
-        let chars = if tag == tag::NARROW {
-            let bytes: Box<[u8]> = self.take(len)?.into();
-            // SAFETY: boxed in the arena, which outlives every use.
-            let chars =
-                Chars::Narrow(unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) });
-            self.arena.narrow.push(bytes);
-            chars
-        } else {
-            let bytes = self.take(len.checked_mul(2).ok_or(TapeError::Truncated(self.at))?)?;
-            let units: Box<[u16]> = bytes
-                .chunks_exact(2)
-                .map(|unit| u16::from_le_bytes([unit[0], unit[1]]))
-                .collect();
-            // SAFETY: as above.
-            let chars =
-                Chars::Wide(unsafe { std::slice::from_raw_parts(units.as_ptr(), units.len()) });
-            self.arena.wide.push(units);
-            chars
-        };
-        Ok(chars)
+        if tag == tag::NARROW {
+            let bytes = self.take(len)?;
+            // SAFETY: the tape outlives the reader (see `Reader`).
+            return Ok(Chars::Narrow(unsafe { &*(bytes as *const [u8]) }));
+        }
+        let bytes = self.take(len.checked_mul(2).ok_or(TapeError::Truncated(self.at))?)?;
+        let units = bytes
+            .chunks_exact(2)
+            .map(|unit| u16::from_le_bytes([unit[0], unit[1]]));
+        let placed: &[u16] = self.bump.alloc_slice_fill_iter(units);
+        // SAFETY: as in `place`.
+        Ok(Chars::Wide(unsafe { &*(placed as *const [u16]) }))
     }
 
     fn object(&mut self, tag: u8, depth: usize) -> Result<JSValue, TapeError> {
@@ -463,44 +464,38 @@ impl Reader<'_> {
                     tag => return Err(TapeError::UnknownTag { tag, at }),
                 });
             }
-            let numbered = !keys.is_empty();
-            self.arena.shapes.push(Box::new(ShapeNode { keys }));
-            let shape = self.arena.shapes.len() - 1;
+            let keys: &[KeyNode] = self.bump.alloc_slice_fill_iter(keys);
+            // SAFETY: as in `place`.
+            let keys = unsafe { &*(keys as *const [KeyNode]) };
+            let shape = self.place(ShapeNode { keys });
             // Only a shape with keys is numbered (the guest writes one
             // with none as new each time).
-            if numbered {
-                self.arena.numbered.push(shape);
+            if !keys.is_empty() {
+                self.numbered.push(shape);
             }
             shape
         } else {
             let number = self.u32()?;
             *self
-                .arena
                 .numbered
                 .get(number as usize)
                 .ok_or(TapeError::UnknownShape(number))?
         };
-        let shape: *const ShapeNode = &*self.arena.shapes[shape];
-        // SAFETY: boxed in the arena, which outlives the reader.
-        let keys = unsafe { &(*shape).keys };
-        let mut values = Vec::with_capacity(keys.len());
-        for key in keys {
+        let from = self.pending.len();
+        for key in shape.keys {
             let key_bytes = match key {
                 KeyNode::Chars(chars) => chars.len(),
                 KeyNode::Index(_) => 10,
             };
             self.spend(key_bytes + 3)?;
-            values.push(self.value(depth + 1)?);
+            let value = self.value(depth + 1)?;
+            self.pending.push(value);
         }
-        let node = Box::new(ObjectNode {
-            shape,
-            values: values.into_boxed_slice(),
-        });
-        let bits = &*node as *const ObjectNode as usize as u64;
-        self.arena.objects.push(node);
+        let values = self.list(from);
+        let node = self.place(ObjectNode { shape, values });
         Ok(JSValue {
             tag: qjs::JS_TAG_OBJECT,
-            bits,
+            bits: node as *const ObjectNode as usize as u64,
         })
     }
 }
@@ -526,7 +521,9 @@ pub fn render_tape(
     let mut reader = Reader {
         tape,
         at: 0,
-        arena: Arena::default(),
+        bump: bumpalo::Bump::new(),
+        numbered: Vec::new(),
+        pending: Vec::new(),
         bytes: 0,
         max_bytes,
     };
