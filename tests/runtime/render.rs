@@ -488,3 +488,16 @@ async fn a_value_over_the_cap_is_cut_alike_from_a_tape_and_in_the_guest() {
         assert!(display.len() <= 1000, "{} bytes", display.len());
     }
 }
+
+/// Arrays nested around the renderer's bound (200 levels) come back as
+/// the JavaScript renderer writes them: within it from the guest's tape,
+/// past it from JavaScript.
+#[tokio::test]
+async fn values_nested_around_the_renderers_bound_come_back_alike() {
+    for depth in [199, 200, 201] {
+        let program = format!("let v = 1; for (let i = 0; i < {depth}; i++) v = [v]; return v;");
+        let (native, _) = rendered_both_ways(&program).await;
+        let json = serde_json::to_string(&native.value.expect("a value")).expect("JSON");
+        assert_eq!(json.len(), 2 * depth + 1, "{depth} levels");
+    }
+}
