@@ -279,10 +279,9 @@ unsafe extern "C" {
     fn JS_CoderunSetTimezoneOffset(offset: extern "C" fn(i64) -> std::ffi::c_int);
 }
 
-/// Runs one program to its outcome.
 /// The longest tape a value may be written as when its JSON may take
-/// `max_value_bytes`: twice that, and 4 KiB (the host's own bound, in
-/// `runtime-host/src/wasm_runtime.rs`, is the same).
+/// `max_value_bytes`: twice that, and 4 KiB (the host's own bound,
+/// `max_tape_bytes` in `runtime-host/src/value.rs`, is the same).
 fn max_tape_bytes(max_value_bytes: u32) -> usize {
     (max_value_bytes as usize)
         .saturating_mul(2)
@@ -294,6 +293,7 @@ pub(crate) fn tape_limit() -> usize {
     with_state(|state| state.max_tape_bytes.get())
 }
 
+/// Runs one program to its outcome.
 pub fn run(source: &str, bindings: Vec<Namespace>, settings: &Settings) -> Outcome {
     initialize();
     with_state(|state| {
