@@ -54,7 +54,7 @@ use arena::{
     JS_CoderunPristine, JS_CoderunString, JS_CoderunStringChars,
 };
 #[cfg(not(feature = "quickjs"))]
-pub use arena::{Rendered, TapeError, render_tape};
+pub use arena::{MAX_TAPE_DEPTH, Rendered, TapeError, render_tape, tape_depth};
 
 /// Nesting the native renderer takes before it declines.
 const MAX_NESTING: usize = 200;

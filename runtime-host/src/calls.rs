@@ -328,7 +328,10 @@ pub(crate) fn argument(args: CallArgs, max_bytes: usize) -> Result<(Value, usize
                     tape.len()
                 )));
             }
-            let text = match coderun_render::render_tape(&tape, max_bytes, None) {
+            let rendered = value::with_stack_for(&tape, || {
+                coderun_render::render_tape(&tape, max_bytes, None)
+            });
+            let text = match rendered {
                 Ok(rendered) => rendered.json,
                 Err(TapeError::TooLarge(_)) => return Err(too_large(&format!("over {max_bytes}"))),
                 Err(error) => return Err(cannot(&error)),

@@ -67,7 +67,7 @@ const STACK_BYTES_PER_LEVEL: usize = 4 * 1024;
 /// The deepest nesting parsed without `stacker`: at most 64 KiB of frames,
 /// well within what every caller has left (the host imports have 1 MiB of
 /// the guest's fiber stack; threads have 2 MiB or more).
-const SHALLOW_DEPTH: usize = 16;
+pub(crate) const SHALLOW_DEPTH: usize = 16;
 
 /// The deepest nesting of `[` and `{` outside strings.
 fn depth(text: &str) -> usize {

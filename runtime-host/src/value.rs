@@ -14,6 +14,23 @@ pub(crate) fn max_tape_bytes(max_bytes: usize) -> usize {
     max_bytes.saturating_mul(2).saturating_add(4096)
 }
 
+/// `render` of `tape` (reading it and rendering it, which recurse once a
+/// level, with frames of a few KiB in unoptimised builds), on a stack of
+/// its own when the tape nests deeper than a shallow value does: a binding
+/// call's argument is read on the guest's fiber, where host imports have
+/// 1 MiB (see `json.rs`).
+pub(crate) fn with_stack_for<T>(tape: &[u8], render: impl FnOnce() -> T) -> T {
+    let depth = coderun_render::tape_depth(tape).min(coderun_render::MAX_TAPE_DEPTH + 1);
+    if depth <= json::SHALLOW_DEPTH {
+        return render();
+    }
+    let needed = 64 * 1024 + depth * TAPE_STACK_PER_LEVEL;
+    stacker::maybe_grow(needed, needed, render)
+}
+
+/// Stack one level of a tape may take while it is read and rendered.
+const TAPE_STACK_PER_LEVEL: usize = 16 * 1024;
+
 /// The returned value's JSON and display text, written by the host from
 /// the guest's tape of it (`coderun_render::render_tape`), or a failure's
 /// message for a tape no guest writes.
@@ -30,7 +47,10 @@ pub(crate) fn from_tape(tape: &[u8], max_bytes: usize) -> Result<(String, String
     // written once per shape in a tape, and in every object in JSON), and
     // the JSON is then cut to the cap.
     let room = f64::from(u32::try_from(max_bytes).unwrap_or(u32::MAX));
-    match coderun_render::render_tape(tape, max_bytes.saturating_mul(8), Some(room)) {
+    let rendered = with_stack_for(tape, || {
+        coderun_render::render_tape(tape, max_bytes.saturating_mul(8), Some(room))
+    });
+    match rendered {
         Ok(rendered) => Ok((rendered.json, rendered.display)),
         Err(coderun_render::TapeError::TooLarge(_)) => {
             let marker = output::marker(Output::Value, None, max_bytes);

@@ -680,3 +680,27 @@ async fn a_plain_argument_over_the_value_cap_is_refused() {
     }
     assert_eq!(refusals[3], json!(904));
 }
+
+/// Plain data nested to the renderer's bound (200 levels) is sent as a
+/// tape, which the host reads and renders on a stack of its own; past the
+/// bound it is sent as JSON. Either way it arrives whole.
+#[tokio::test]
+async fn deeply_nested_plain_arguments_arrive_whole() {
+    let program = "
+        const lengths = [];
+        for (const depth of [17, 200, 201]) {
+            let a = 1; for (let i = 0; i < depth; i++) a = [a];
+            let o = 1; for (let i = 0; i < depth; i++) o = { k: o, s: 'é' };
+            lengths.push(JSON.stringify(await tools.echo(a)).length);
+            lengths.push(JSON.stringify(await tools.echo(o)).length);
+        }
+        return lengths;
+    ";
+    let result = run_request(CodeRunRequest::new(program).binding(tools())).await;
+    assert_ok(&result);
+    let object = |depth: usize| 1 + depth * "{\"k\":,\"s\":\"é\"}".chars().count();
+    assert_eq!(
+        result.value,
+        Some(json!([35, object(17), 401, object(200), 403, object(201)]))
+    );
+}
