@@ -97,6 +97,8 @@ mod columns;
 mod decode;
 mod digits;
 mod entries;
+#[cfg(not(target_arch = "wasm32"))]
+mod host_scan;
 #[cfg(feature = "quickjs")]
 mod indent;
 mod inspect;
