@@ -93,10 +93,10 @@ pub(crate) struct State {
     /// so as the group opens and ends (`consoleGrouped`), and the native
     /// console methods then leave the line to JavaScript, which indents it.
     console_grouped: Cell<bool>,
-    /// The longest tape plain data may be written as (a binding's argument,
-    /// the returned value), from the run's cap on a value's JSON: a longer
-    /// value is written as JSON here, as the host takes no longer tape.
-    max_tape_bytes: Cell<usize>,
+    /// The run's cap on a value's JSON (`Settings::max_value_chars`), which
+    /// bounds the tape a binding's argument is written as
+    /// ([`outcome::max_tape_bytes`]).
+    max_value_bytes: Cell<u32>,
     /// When the run started, for `performance.now()`, and the wall-clock
     /// time then, in milliseconds, for `performance.timeOrigin`.
     started: Cell<Option<(Instant, f64)>>,
@@ -124,7 +124,7 @@ impl State {
             ready: RefCell::new(VecDeque::new()),
             timers: Cell::new(false),
             console_grouped: Cell::new(false),
-            max_tape_bytes: Cell::new(0),
+            max_value_bytes: Cell::new(0),
             started: Cell::new(None),
             namespaces: RefCell::new(Vec::new()),
             lazy: RefCell::new(Vec::new()),
@@ -279,20 +279,6 @@ unsafe extern "C" {
     fn JS_CoderunSetTimezoneOffset(offset: extern "C" fn(i64) -> std::ffi::c_int);
 }
 
-/// The longest tape a value may be written as when its JSON may take
-/// `max_value_bytes`: twice that, and 4 KiB (the host's own bound,
-/// `max_tape_bytes` in `runtime-host/src/value.rs`, is the same).
-fn max_tape_bytes(max_value_bytes: u32) -> usize {
-    (max_value_bytes as usize)
-        .saturating_mul(2)
-        .saturating_add(4096)
-}
-
-/// The longest tape plain data may be written as in this run.
-pub(crate) fn tape_limit() -> usize {
-    with_state(|state| state.max_tape_bytes.get())
-}
-
 /// Runs one program to its outcome.
 pub fn run(source: &str, bindings: Vec<Namespace>, settings: &Settings) -> Outcome {
     initialize();
@@ -300,9 +286,7 @@ pub fn run(source: &str, bindings: Vec<Namespace>, settings: &Settings) -> Outco
         *state.namespaces.borrow_mut() = bindings;
         // Zero is xorshift's fixed point.
         state.random.set(settings.random_seed | 1);
-        state
-            .max_tape_bytes
-            .set(max_tape_bytes(settings.max_value_chars));
+        state.max_value_bytes.set(settings.max_value_chars);
         if let Err(message) = crate::web::intl_zones::set_local_zone(settings.time_zone.as_deref())
         {
             return Outcome::Threw(message);
@@ -498,4 +482,9 @@ fn json_literal<'js>(ctx: &Ctx<'js>, json: &str) -> Option<Value<'js>> {
             Some(Value::new_int(ctx.clone(), n))
         }
     }
+}
+
+/// The longest tape plain data may be written as in this run.
+fn tape_limit() -> usize {
+    outcome::max_tape_bytes(with_state(|state| state.max_value_bytes.get()))
 }

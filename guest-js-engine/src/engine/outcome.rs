@@ -50,7 +50,7 @@ fn encode_kept<'js>(
         ctx.as_raw().as_ptr(),
         value.as_raw(),
         custom.as_raw(),
-        super::tape_limit(),
+        max_tape_bytes(settings.max_value_chars),
     ) {
         return Outcome::ReturnedTape(tape);
     }
@@ -93,6 +93,14 @@ fn encode_kept<'js>(
             render_thrown(ctx, internals, error)
         )),
     }
+}
+
+/// The longest tape a value may be written as when its JSON may take
+/// `max_value_bytes`: twice that, and 4 KiB (the host's own bound,
+/// `max_tape_bytes` in `runtime-host/src/value.rs`, is the same); a longer
+/// value is written as JSON in the guest.
+pub(super) fn max_tape_bytes(max_value_bytes: u32) -> usize {
+    (max_value_bytes as usize).saturating_mul(2).saturating_add(4096)
 }
 
 /// The JSON text, which is also the display, of a returned integer (one
