@@ -100,7 +100,9 @@ fn encode_kept<'js>(
 /// `max_tape_bytes` in `runtime-host/src/value.rs`, is the same); a longer
 /// value is written as JSON in the guest.
 pub(super) fn max_tape_bytes(max_value_bytes: u32) -> usize {
-    (max_value_bytes as usize).saturating_mul(2).saturating_add(4096)
+    (max_value_bytes as usize)
+        .saturating_mul(2)
+        .saturating_add(4096)
 }
 
 /// The JSON text, which is also the display, of a returned integer (one
