@@ -106,6 +106,7 @@ fn repository() -> anyhow::Result<PathBuf> {
 }
 
 fn guest(repo: &Path, target: &Path) -> anyhow::Result<()> {
+    check_path_packages(repo)?;
     run(&mut guest_cargo(repo, target, &["build"])?)?;
     let raw = target.join("wasm32-wasip2/release/guest_js_engine.wasm");
     let wasm =
@@ -229,6 +230,51 @@ fn run(command: &mut Command) -> anyhow::Result<()> {
         .with_context(|| format!("running {command:?}"))?;
     if !status.success() {
         bail!("{command:?} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Fails unless every package of the guest's own (path dependencies) lies
+/// inside the guest's workspace. Cargo hashes a path package's location
+/// into its symbols' names: relative to the workspace inside it, absolute
+/// outside, which would make the artifact depend on where the repository
+/// is checked out. A crate shared with the root workspace is reached
+/// through a symbolic link inside `guest-js-engine/` (as `render` is).
+fn check_path_packages(repo: &Path) -> anyhow::Result<()> {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command
+        .args(["metadata", "--locked", "--format-version", "1"])
+        .arg("--manifest-path")
+        .arg(repo.join("guest-js-engine/Cargo.toml"));
+    let output = command
+        .output()
+        .with_context(|| format!("running {command:?}"))?;
+    if !output.status.success() {
+        bail!(
+            "{command:?} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).context("reading cargo metadata's output")?;
+    let workspace = repo.join("guest-js-engine");
+    let packages = metadata["packages"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    // A path package has no `source`; registry ones are hashed by name.
+    for package in packages
+        .iter()
+        .filter(|package| package["source"].is_null())
+    {
+        let manifest = Path::new(package["manifest_path"].as_str().unwrap_or_default());
+        if !manifest.starts_with(&workspace) {
+            bail!(
+                "the guest's path dependency {} lies outside guest-js-engine/ ({}): the artifact would depend on the checkout's location; reach it through a symbolic link inside guest-js-engine/",
+                package["name"],
+                manifest.display()
+            );
+        }
     }
     Ok(())
 }
