@@ -173,7 +173,8 @@ unsafe extern "C" fn stringify_entry(
         && let Some(custom) = crate::engine::inspect_custom_raw()
         && let Some(text) = crate::render::json_spaced_raw(ctx, value, custom, space)
     {
-        return crate::render::new_string(ctx, &text);
+        // SAFETY: the live context QuickJS called this with.
+        return unsafe { crate::render::new_string(ctx, &text) };
     }
     // SAFETY: the call as QuickJS made it.
     unsafe { original(ctx, |originals| originals.stringify, this, argc, argv) }

@@ -378,7 +378,8 @@ impl<'de> Builder<'de> {
     /// itself.
     fn string(&mut self, text: &str) -> Result<(), Declined> {
         let Some(key) = Short::of(text.as_bytes()) else {
-            return self.push(new_string(self.ctx, text));
+            // SAFETY: the builder's context, live while it reads.
+            return self.push(unsafe { new_string(self.ctx, text) });
         };
         if let Some(value) = self.strings.get(key) {
             self.values.push(value);

@@ -34,12 +34,16 @@ unsafe extern "C" {
 /// here into a string of that length: `JS_NewStringLen` decodes it a
 /// character at a time, at about 60 units of fuel each. The engine's
 /// exception when it throws (out of memory, or past the longest string).
+///
+/// # Safety
+/// `ctx` is a live context.
 #[cfg(feature = "quickjs")]
-pub fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
+pub unsafe fn new_string(ctx: *mut qjs::JSContext, text: &str) -> qjs::JSValue {
     let bytes = text.as_bytes();
     let ascii = ascii_len(bytes);
     if ascii == bytes.len() {
-        // SAFETY: a live context (the caller's); the bytes are ASCII.
+        // SAFETY: a live context (the caller's promise); the bytes are
+        // ASCII.
         return unsafe { JS_CoderunNewString8(ctx, bytes.as_ptr().cast(), bytes.len() as _) };
     }
     let (units, eight) = measure(&bytes[ascii..]);
@@ -107,7 +111,8 @@ pub struct Text(pub String);
 #[cfg(feature = "quickjs")]
 impl<'js> IntoJs<'js> for Text {
     fn into_js(self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-        let value = new_string(ctx.as_raw().as_ptr(), &self.0);
+        // SAFETY: the live context rquickjs hands the conversion.
+        let value = unsafe { new_string(ctx.as_raw().as_ptr(), &self.0) };
         // SAFETY: reading a value's tag.
         if unsafe { qjs::JS_VALUE_GET_NORM_TAG(value) } == qjs::JS_TAG_EXCEPTION {
             return Err(rquickjs::Error::Exception);
