@@ -181,17 +181,7 @@ fn hot_functions(repo: &Path) -> anyhow::Result<()> {
     for index in signature {
         probe.arg(index?.to_string());
     }
-    let output = probe
-        .output()
-        .with_context(|| format!("running {probe:?}"))?;
-    if !output.status.success() {
-        bail!(
-            "the probe failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let mut written: Vec<(usize, usize)> = String::from_utf8(output.stdout)?
+    let mut written: Vec<(usize, usize)> = String::from_utf8(stdout_of(&mut probe)?)?
         .lines()
         .map(|line| {
             let (index, programs) = line.split_once(' ').context("a probe line")?;
@@ -234,6 +224,22 @@ fn run(command: &mut Command) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `command` printed on its standard output; an error with its
+/// standard error when it fails.
+fn stdout_of(command: &mut Command) -> anyhow::Result<Vec<u8>> {
+    let output = command
+        .output()
+        .with_context(|| format!("running {command:?}"))?;
+    if !output.status.success() {
+        bail!(
+            "{command:?} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(output.stdout)
+}
+
 /// Fails unless every package of the guest's own (path dependencies) lies
 /// inside the guest's workspace. Cargo hashes a path package's location
 /// into its symbols' names: relative to the workspace inside it, absolute
@@ -246,18 +252,8 @@ fn check_path_packages(repo: &Path) -> anyhow::Result<()> {
         .args(["metadata", "--locked", "--format-version", "1"])
         .arg("--manifest-path")
         .arg(repo.join("guest-js-engine/Cargo.toml"));
-    let output = command
-        .output()
-        .with_context(|| format!("running {command:?}"))?;
-    if !output.status.success() {
-        bail!(
-            "{command:?} failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    let metadata: serde_json::Value =
-        serde_json::from_slice(&output.stdout).context("reading cargo metadata's output")?;
+    let metadata: serde_json::Value = serde_json::from_slice(&stdout_of(&mut command)?)
+        .context("reading cargo metadata's output")?;
     let workspace = repo.join("guest-js-engine");
     let packages = metadata["packages"]
         .as_array()
